@@ -1,0 +1,1 @@
+"""Streamlit rendering helpers shared by the pages (the only package besides pages/ that imports streamlit)."""

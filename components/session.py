@@ -1,0 +1,25 @@
+"""Process-wide resources for the app: the workspace built from settings, the demo catalog."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.settings import Settings, build_workspace
+from core.workspace import Workspace
+
+
+def current_settings() -> Settings:
+    """Settings from the environment, with this browser session's overrides from the Settings page."""
+    overrides = st.session_state.get("settings_overrides", {})
+    return Settings.from_env().with_overrides(**overrides)
+
+
+@st.cache_resource(show_spinner="Opening the store…")
+def _workspace(settings: Settings) -> Workspace:
+    ws = build_workspace(settings)
+    ws.ensure_demo()
+    return ws
+
+
+def workspace() -> Workspace:
+    return _workspace(current_settings())

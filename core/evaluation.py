@@ -1,0 +1,109 @@
+"""Evaluation runs: a strategy over a query set, stored item by item and resumable."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.metrics import score_rankings
+from core.models import Query
+from core.strategies.registry import make_strategy
+from core.workspace import Workspace
+from storage import runs
+
+BATCH = 32
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    run_id: int
+    strategy: str
+    k: int
+    n_queries: int
+    metrics: Mapping[str, Any]
+    seconds: float
+    resumed_items: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.metrics,
+            "n_queries": self.n_queries,
+            "seconds": round(self.seconds, 3),
+            "strategy": self.strategy,
+            "run_id": self.run_id,
+            "resumed_items": self.resumed_items,
+        }
+
+
+def select_queries(queries: Sequence[Query], *, split: str | None = None, limit: int | None = None) -> list[Query]:
+    chosen = [q for q in queries if not split or q.split == split]
+    if split and not chosen:
+        splits = sorted({q.split for q in queries})
+        raise ValueError(f"no query in split {split!r} (splits: {', '.join(splits) or 'none'})")
+    return chosen[:limit] if limit else chosen
+
+
+def evaluate(
+    workspace: Workspace,
+    version_id: int,
+    query_set_id: int,
+    queries: Sequence[Query],
+    *,
+    strategy: str = "query",
+    params: Mapping[str, Any] | None = None,
+    k: int = 5,
+    progress: Callable[[int, int], None] | None = None,
+    resume: bool = True,
+) -> EvalReport:
+    """Run ``strategy`` over ``queries`` and score it at ``k``.
+
+    Each query's ranking is written as soon as it is known, so a run interrupted at
+    any point resumes where it stopped and never stores a query twice.
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    params = dict(params or {})
+    config = {
+        "version_id": version_id,
+        "query_set_id": query_set_id,
+        "query_ids": [q.id for q in queries],
+        "strategy": strategy,
+        "params": params,
+        "k": k,
+        "embedder": workspace.embedder.model_id,
+    }
+    run = runs.open_run(
+        workspace.db, "eval", config, version_id=version_id, query_set_id=query_set_id, strategy=strategy, resume=resume
+    )
+    start = time.perf_counter()
+    engine = workspace.search_engine(version_id)
+    impl = make_strategy(strategy, engine, **params)
+    done = runs.done_item_keys(workspace.db, run.id)
+    todo = [q for q in queries if q.id not in done]
+    finished = len(queries) - len(todo)
+    if progress:
+        progress(finished, len(queries))
+    batch_fn = getattr(impl, "retrieve_batch", None)
+    for begin in range(0, len(todo), BATCH):
+        chunk = todo[begin : begin + BATCH]
+        if batch_fn is not None:
+            results = batch_fn([q.text for q in chunk], k)
+        else:
+            results = [impl.retrieve(q.text, k) for q in chunk]
+        for q, res in zip(chunk, results, strict=True):
+            runs.add_item(
+                workspace.db, run.id, q.id, {"query": q.text, "gold": list(q.gold), **res.to_json()}, res.seconds
+            )
+        finished += len(chunk)
+        if progress:
+            progress(finished, len(queries))
+    items = runs.load_items(workspace.db, run.id)
+    wanted = {q.id for q in queries}
+    rankings = {qid: item["keys"] for qid, item in items.items() if qid in wanted}
+    gold = {q.id: q.gold for q in queries}
+    scores = score_rankings(rankings, gold, k)
+    metrics = scores.as_dict()
+    runs.finish_run(workspace.db, run.id, metrics)
+    return EvalReport(run.id, strategy, k, len(rankings), metrics, time.perf_counter() - start, len(done))

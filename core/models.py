@@ -1,0 +1,95 @@
+"""Small immutable value types shared by the whole engine.
+
+Everything here is plain Python: no numpy, no torch, so importing it is instant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool of a catalog.
+
+    ``key`` is unique within its catalog and stable across versions; ``name`` is the
+    function name an agent would call. ``parameters`` is a JSON-Schema object
+    (``{"type": "object", "properties": {...}, "required": [...]}``).
+    """
+
+    key: str
+    name: str
+    description: str = ""
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    category: str = ""
+    source: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        props = self.parameters.get("properties") if isinstance(self.parameters, Mapping) else None
+        return tuple(props) if isinstance(props, Mapping) else ()
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        req = self.parameters.get("required") if isinstance(self.parameters, Mapping) else None
+        return tuple(str(r) for r in req) if isinstance(req, list) else ()
+
+    def content_hash(self) -> str:
+        """sha256 over everything but the key: used to spot rewritten docs across versions."""
+        payload = json.dumps(
+            {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+                "category": self.category,
+            },
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def to_openai(self) -> dict[str, Any]:
+        """The tool as one entry of an OpenAI ``tools`` list (plus our ``key``/``category``)."""
+        out: dict[str, Any] = {
+            "type": "function",
+            "key": self.key,
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": dict(self.parameters) or {"type": "object", "properties": {}},
+            },
+        }
+        if self.category:
+            out["category"] = self.category
+        return out
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query with its gold tool keys (the interchange format's ``{id, query, gold, split}``)."""
+
+    id: str
+    text: str
+    gold: tuple[str, ...] = ()
+    split: str = ""
+
+
+def tool_text(tool: Tool, *, with_parameters: bool = True) -> str:
+    """The text we embed and index for a tool: ``name: description`` plus parameter names.
+
+    Parameter names carry real signal for tools whose descriptions are terse
+    (``unit_from``, ``currency``), so they are on by default.
+    """
+    text = f"{tool.name}: {tool.description}".strip()
+    if with_parameters and tool.parameter_names:
+        text += " Parameters: " + ", ".join(tool.parameter_names)
+    return text
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

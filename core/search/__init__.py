@@ -1,0 +1,1 @@
+"""Dense, BM25, hybrid and fused search over a catalog."""

@@ -1,0 +1,45 @@
+"""User settings, read from the environment by the entry points (CLI, app) and passed in.
+
+Nothing in ``core`` reads these on its own: the CLI and the app build the store,
+embedder and reranker from a ``Settings`` value and hand them to the engine.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+from core.embedding import DEFAULT_MODEL_ID
+
+ENV_EMBEDDING = "TOOLATLAS_EMBEDDING_MODEL"
+ENV_RERANKER = "TOOLATLAS_RERANKER"
+ENV_DB_URL = "TOOLATLAS_DB_URL"
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_url: str | None = None
+    embedding_model: str = DEFAULT_MODEL_ID
+    reranker_model: str | None = None
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        return cls(
+            db_url=os.environ.get(ENV_DB_URL) or None,
+            embedding_model=os.environ.get(ENV_EMBEDDING) or DEFAULT_MODEL_ID,
+            reranker_model=os.environ.get(ENV_RERANKER) or None,
+        )
+
+    def with_overrides(self, **changes) -> Settings:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def build_workspace(settings: Settings):
+    """Construct the store, embedder and reranker named by ``settings`` (lazily loaded models)."""
+    from core.embedding import SentenceTransformerEmbedder
+    from core.search.rerank import CrossEncoderReranker
+    from core.workspace import Workspace
+    from storage.db import make_engine
+
+    reranker = CrossEncoderReranker(settings.reranker_model) if settings.reranker_model else None
+    return Workspace(make_engine(settings.db_url), SentenceTransformerEmbedder(settings.embedding_model), reranker=reranker)

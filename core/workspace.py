@@ -1,0 +1,188 @@
+"""The engine's front door: a store, an embedder and the catalogs in them.
+
+Pages, the CLI and notebooks build one ``Workspace`` from their own configuration
+(database engine, embedder, optional reranker) and call it; nothing here is global.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy.engine import Engine
+
+from core.embedding import Embedder
+from core.models import Query, Tool
+from core.search.engine import SearchEngine
+from core.search.rerank import Reranker
+from storage import catalogs as store
+from storage.cache import SqlVectorCache, get_projection, put_projection
+
+DEMO_DIR = Path(__file__).resolve().parents[1] / "assets" / "demo"
+DEMO_CATALOG = "demo"
+DEMO_QUERY_SET = "demo"
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    version: store.VersionInfo
+    query_set: store.QuerySetInfo | None
+    reused: bool
+
+
+class Workspace:
+    def __init__(self, db: Engine, embedder: Embedder, *, reranker: Reranker | None = None) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.reranker = reranker
+        self.cache = SqlVectorCache(db)
+        self._engines: dict[tuple[int, str], SearchEngine] = {}
+        self._lock = threading.Lock()
+
+    # -- catalogs -------------------------------------------------------------------------
+
+    def import_tools(
+        self,
+        name: str,
+        tools: Sequence[Tool],
+        *,
+        queries: Sequence[Query] | None = None,
+        query_set: str | None = None,
+        label: str = "",
+        source: str = "",
+    ) -> ImportReport:
+        """Store a catalog version (and its query set). Gold keys are checked before anything is written."""
+        if queries:
+            known = {t.key for t in tools}
+            for q in queries:
+                unknown = [g for g in q.gold if g not in known]
+                if unknown:
+                    raise ValueError(f"query {q.id!r}: gold key {unknown[0]!r} is not a tool of catalog {name!r}")
+        before = {c.name: c.latest.id for c in store.list_catalogs(self.db)}
+        version = store.import_catalog(self.db, name, tools, label=label, source=source)
+        qs = store.import_queries(self.db, name, query_set or name, queries) if queries else None
+        return ImportReport(version, qs, reused=before.get(name) == version.id)
+
+    def import_files(
+        self, tools_path: str | Path, *, name: str | None = None, queries_path: str | Path | None = None, label: str = ""
+    ) -> ImportReport:
+        """Import a catalog file (OpenAI tools, OpenAPI or saved MCP list) and optional queries JSONL.
+
+        Without a name, the catalog is named after the file and its content hash, so the
+        same file imported twice is the same catalog (``eval --tools`` relies on this).
+        """
+        from core.importers.detect import load_catalog_bytes
+        from core.importers.queries import parse_queries_jsonl
+
+        tools_path = Path(tools_path)
+        data = tools_path.read_bytes()
+        tools = load_catalog_bytes(data, str(tools_path), source=tools_path.name)
+        queries = None
+        if queries_path is not None:
+            qpath = Path(queries_path)
+            queries = parse_queries_jsonl(qpath.read_bytes(), str(qpath), known_keys={t.key for t in tools})
+        if name is None:
+            name = f"{tools_path.stem}-{hashlib.sha256(data).hexdigest()[:10]}"
+        qs_name = Path(queries_path).stem if queries_path is not None else None
+        return self.import_tools(name, tools, queries=queries, query_set=qs_name, label=label, source=str(tools_path))
+
+    def import_query_file(self, catalog: str, path: str | Path, *, version_id: int) -> store.QuerySetInfo:
+        """Attach a queries JSONL to a stored catalog, checking gold keys against ``version_id``."""
+        from core.importers.queries import parse_queries_jsonl
+
+        path = Path(path)
+        known = {t.key for t in self.tools(version_id)}
+        queries = parse_queries_jsonl(path.read_bytes(), str(path), known_keys=known)
+        return store.import_queries(self.db, catalog, path.stem, queries)
+
+    def ensure_demo(self) -> store.CatalogInfo:
+        """Load the built-in demo catalog (5 versions + gold queries) unless it is already stored."""
+        from core.importers.openai_tools import load_openai_tools
+        from core.importers.queries import parse_queries_jsonl
+
+        versions = sorted((DEMO_DIR / "versions").glob("v*.json"), key=lambda p: int(p.stem[1:]))
+        if not versions:
+            raise FileNotFoundError(f"demo catalog missing under {DEMO_DIR}")
+        try:
+            info = store.get_catalog(self.db, DEMO_CATALOG)
+            if len(info.versions) >= len(versions) and store.list_query_sets(self.db, DEMO_CATALOG):
+                return info
+        except ValueError:
+            info = None
+        stored = len(info.versions) if info else 0
+        for path in versions[stored:]:
+            store.import_catalog(self.db, DEMO_CATALOG, load_openai_tools(path), label=path.stem, source="demo")
+        latest_tools = self.tools(store.get_version(self.db, DEMO_CATALOG).id)
+        qpath = DEMO_DIR / "queries.jsonl"
+        queries = parse_queries_jsonl(qpath.read_bytes(), str(qpath), known_keys={t.key for t in latest_tools})
+        store.import_queries(self.db, DEMO_CATALOG, DEMO_QUERY_SET, queries)
+        return store.get_catalog(self.db, DEMO_CATALOG)
+
+    def tools(self, version_id: int) -> tuple[Tool, ...]:
+        engine = self._engines.get((version_id, self.embedder.model_id))
+        return engine.tools if engine is not None else store.load_tools(self.db, version_id)
+
+    # -- search ---------------------------------------------------------------------------
+
+    def has_search_engine(self, version_id: int) -> bool:
+        return (version_id, self.embedder.model_id) in self._engines
+
+    def search_engine(self, version_id: int, *, progress: Callable[[int, int], None] | None = None) -> SearchEngine:
+        """The engine for a catalog version, built once per process (vectors from the cache)."""
+        key = (version_id, self.embedder.model_id)
+        with self._lock:
+            engine = self._engines.get(key)
+            if engine is None:
+                tools = store.load_tools(self.db, version_id)
+                engine = SearchEngine.build(
+                    tools, self.embedder, cache=self.cache, reranker=self.reranker, progress=progress
+                )
+                self._engines[key] = engine
+            return engine
+
+    def index(self, version_id: int, *, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Embed a catalog version into the cache; reports how many tools needed encoding."""
+        from core.embedding import encode_cached
+        from core.models import tool_text
+
+        tools = store.load_tools(self.db, version_id)
+        start = time.perf_counter()
+        _, encoded = encode_cached(self.embedder, [tool_text(t) for t in tools], self.cache, progress=progress)
+        seconds = time.perf_counter() - start
+        return {
+            "tools": len(tools),
+            "encoded": encoded,
+            "cached": len(tools) - encoded,
+            "seconds": round(seconds, 3),
+            "tools_per_second": round(len(tools) / seconds, 1) if seconds > 0 else None,
+        }
+
+    # -- projections ----------------------------------------------------------------------
+
+    def projection(
+        self,
+        version_id: int,
+        method: str = "umap",
+        params: Mapping[str, Any] | None = None,
+        *,
+        progress: Progress | None = None,
+    ) -> np.ndarray:
+        """2-D coordinates of a version's tools, computed once and cached in the store."""
+        from core.projection import params_key, project
+
+        key = params_key(method, params)
+        cached = get_projection(self.db, version_id, self.embedder.model_id, key)
+        if cached is not None:
+            return cached
+        engine = self.search_engine(version_id)
+        start = time.perf_counter()
+        proj, _model = project(engine.vectors, method, params, progress=progress)
+        put_projection(self.db, version_id, self.embedder.model_id, method, key, proj.coords, time.perf_counter() - start)
+        return proj.coords

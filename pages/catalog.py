@@ -1,0 +1,165 @@
+"""Catalog page: search, browse, statistics, import and export."""
+
+import pandas as pd
+import streamlit as st
+from core.importers.detect import load_catalog_bytes
+from core.importers.errors import CatalogImportError
+from core.importers.export import export_openai_tools
+from core.importers.queries import parse_queries_jsonl
+
+from components.charts import category_bar, description_length_histogram, parameter_count_histogram
+from components.session import workspace
+from components.text import md_escape
+from components.tool_card import tool_card
+from core.catalog_stats import catalog_stats, matches_filters
+from core.search.engine import MODES
+from storage.catalogs import get_catalog, list_catalogs
+
+MODE_LABELS = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid", "rrf": "Rank fusion"}
+
+st.title("Catalog")
+ws = workspace()
+catalogs = list_catalogs(ws.db)
+names = [c.name for c in catalogs]
+
+with st.sidebar:
+    name = st.selectbox("Catalog", names, index=names.index("demo") if "demo" in names else 0, key="catalog_name")
+    info = get_catalog(ws.db, name)
+    numbers = [v.number for v in info.versions]
+    number = st.selectbox(
+        "Version", numbers[::-1], format_func=lambda n: f"v{n} · {info.versions[n - 1].label} · "
+        f"{info.versions[n - 1].n_tools} tools", key="catalog_version",
+    )
+version = next(v for v in info.versions if v.number == number)
+tools = ws.tools(version.id)
+by_key = {t.key: t for t in tools}
+
+if not ws.has_search_engine(version.id):
+    bar = st.progress(0.0, text="Embedding the catalog (cached after the first time)…")
+    ws.search_engine(version.id, progress=lambda d, n: bar.progress(d / max(n, 1), text=f"Embedding {d}/{n} tools"))
+    bar.empty()
+engine = ws.search_engine(version.id)
+
+categories = sorted({t.category or "(none)" for t in tools})
+sources = sorted({t.source or "(none)" for t in tools})
+with st.sidebar:
+    st.divider()
+    chosen_categories = st.multiselect("Category", categories, key="filter_categories")
+    chosen_sources = st.multiselect("Source", sources, key="filter_sources") if len(sources) > 1 else []
+
+tab_search, tab_browse, tab_stats, tab_io = st.tabs(["Search", "Browse", "Statistics", "Import / export"])
+
+with tab_search:
+    query = st.text_input("Search the catalog", placeholder="e.g. convert 100 dollars to euros", key="search_query")
+    c1, c2, c3 = st.columns([2, 2, 1])
+    mode = c1.radio("Mode", MODES, format_func=MODE_LABELS.get, horizontal=True, key="search_mode")
+    alpha = c2.slider(
+        "α — dense weight (ToolScope Eq. 4)", 0.0, 1.0, 0.5, 0.05, key="search_alpha", disabled=mode != "hybrid",
+        help="s = α·dense + (1−α)·BM25, each min-max normalised per query. 1 = dense only, 0 = BM25 only.",
+    )
+    k = c3.number_input("Top k", 1, 100, 10, key="search_k")
+    rerank = False
+    if ws.reranker is None:
+        st.caption("Reranker: none configured (no cross-encoder ships offline) — set one on the Settings page.")
+    else:
+        rerank = st.toggle(f"Rerank top 50 with {ws.reranker.model_id}", key="search_rerank")
+    if query.strip():
+        filtered = bool(chosen_categories or chosen_sources)
+        depth = min(len(tools), int(k) * 10) if filtered else int(k)
+        result = engine.search(query, depth, mode=mode, alpha=alpha, rerank=rerank)
+        hits = [h for h in result.hits if matches_filters(by_key[h.key], chosen_categories, chosen_sources)][: int(k)]
+        st.caption(f"{len(hits)} results in {result.seconds * 1000:.0f} ms")
+        if hits:
+            frame = pd.DataFrame(
+                {
+                    "rank": range(1, len(hits) + 1),
+                    "name": [by_key[h.key].name for h in hits],
+                    "category": [by_key[h.key].category for h in hits],
+                    "score": [h.score for h in hits],
+                    "dense": [h.dense for h in hits],
+                    "BM25": [h.sparse for h in hits],
+                    "description": [by_key[h.key].description[:160] for h in hits],
+                }
+            )
+            if mode == "dense":
+                frame = frame.drop(columns=["BM25"])
+            elif mode == "bm25":
+                frame = frame.drop(columns=["dense"])
+            event = st.dataframe(
+                frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                key="search_table", column_config={"score": st.column_config.NumberColumn(format="%.4f"),
+                                                   "dense": st.column_config.NumberColumn(format="%.4f"),
+                                                   "BM25": st.column_config.NumberColumn(format="%.3f")},
+            )
+            rows = event.selection.rows if event and event.selection else []
+            picked = hits[rows[0]] if rows else hits[0]
+            tool_card(by_key[picked.key], score=picked.score)
+        else:
+            st.info("No tool matches these filters.")
+    else:
+        st.caption("Type a query to search. Pick a row to see its tool card.")
+
+with tab_browse:
+    shown = [t for t in tools if matches_filters(t, chosen_categories, chosen_sources)]
+    st.caption(f"{len(shown)} of {len(tools)} tools")
+    frame = pd.DataFrame(
+        {
+            "key": [t.key for t in shown],
+            "name": [t.name for t in shown],
+            "category": [t.category for t in shown],
+            "parameters": [len(t.parameter_names) for t in shown],
+            "description": [t.description[:200] for t in shown],
+        }
+    )
+    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                         key="browse_table", height=420)
+    rows = event.selection.rows if event and event.selection else []
+    if rows:
+        tool_card(shown[rows[0]])
+
+with tab_stats:
+    stats = catalog_stats(tools)
+    m = st.columns(5)
+    m[0].metric("Tools", f"{stats.n_tools:,}")
+    m[1].metric("Categories", stats.n_categories)
+    m[2].metric("Median description", f"{stats.median_description_words:.0f} words")
+    m[3].metric("Mean parameters", stats.mean_parameters)
+    m[4].metric("Without description", stats.empty_descriptions)
+    left, right = st.columns(2)
+    left.plotly_chart(description_length_histogram(tools), width="stretch")
+    right.plotly_chart(parameter_count_histogram(tools), width="stretch")
+    st.plotly_chart(category_bar(tools), width="stretch")
+
+with tab_io:
+    st.subheader("Import")
+    st.caption("OpenAI tools JSON (optionally with `key`/`category`), OpenAPI 3 (JSON/YAML) or a saved MCP "
+               "`tools/list` result. Imports are all-or-nothing.")
+    with st.form("import_form", clear_on_submit=False):
+        upload = st.file_uploader("Catalog file", type=["json", "yaml", "yml"], key="import_file")
+        qupload = st.file_uploader("Queries (optional JSONL: id, query, gold, split)", type=["jsonl"], key="import_queries")
+        new_name = st.text_input("Catalog name", key="import_name", help="An existing name adds a new version.")
+        submitted = st.form_submit_button("Import", type="primary")
+    if submitted:
+        if upload is None or not new_name.strip():
+            st.warning("Choose a file and a catalog name.")
+        else:
+            try:
+                parsed = load_catalog_bytes(upload.getvalue(), upload.name, source=upload.name)
+                queries = None
+                if qupload is not None:
+                    queries = parse_queries_jsonl(qupload.getvalue(), qupload.name, known_keys={t.key for t in parsed})
+                report = ws.import_tools(new_name.strip(), parsed, queries=queries,
+                                         query_set=qupload.name.rsplit(".", 1)[0] if qupload else None, source=upload.name)
+            except (CatalogImportError, ValueError) as exc:
+                st.error(f"Nothing was imported. {md_escape(str(exc))}")
+            else:
+                what = "unchanged — same content as the latest version" if report.reused else f"version {report.version.number}"
+                st.success(f"Imported {report.version.n_tools} tools into **{md_escape(report.version.catalog_name)}** ({what}).")
+    st.subheader("Export")
+    st.download_button(
+        f"Download {name} v{version.number} as OpenAI tools JSON",
+        data=export_openai_tools(tools),
+        file_name=f"{name}-v{version.number}.json",
+        mime="application/json",
+        key="export_button",
+    )

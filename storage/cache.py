@@ -1,0 +1,122 @@
+"""Embedding and projection caches.
+
+Vectors are keyed by (model id, sha256 of the embedded text), so an unchanged tool is
+never encoded twice, whichever catalog or version it belongs to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from storage.tables import EmbeddingCacheRow, ProjectionRow, utcnow
+
+_CHUNK = 500  # keeps IN (...) lists well under SQLite's bound-parameter limit
+
+
+class SqlVectorCache:
+    """The store-backed implementation of :class:`core.embedding.VectorCache`."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def get_many(self, model_id: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(hashes))
+        with Session(self.engine) as session:
+            for start in range(0, len(unique), _CHUNK):
+                chunk = unique[start : start + _CHUNK]
+                rows = session.exec(
+                    select(EmbeddingCacheRow.text_hash, EmbeddingCacheRow.vector).where(
+                        EmbeddingCacheRow.model_id == model_id, col(EmbeddingCacheRow.text_hash).in_(chunk)
+                    )
+                ).all()
+                for text_hash, blob in rows:
+                    found[text_hash] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put_many(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
+        if not vectors:
+            return
+        rows = [
+            {
+                "model_id": model_id,
+                "text_hash": h,
+                "dim": int(v.shape[0]),
+                "vector": np.ascontiguousarray(v, dtype=np.float32).tobytes(),
+                "created_at": utcnow(),
+            }
+            for h, v in vectors.items()
+        ]
+        table = EmbeddingCacheRow.__table__
+        dialect = self.engine.dialect.name
+        with self.engine.begin() as conn:
+            for start in range(0, len(rows), _CHUNK):
+                chunk = rows[start : start + _CHUNK]
+                # Two processes may encode the same text at once; the first write wins.
+                if dialect == "sqlite":
+                    stmt = sqlite_insert(table).values(chunk).on_conflict_do_nothing()
+                elif dialect == "postgresql":
+                    stmt = pg_insert(table).values(chunk).on_conflict_do_nothing()
+                else:
+                    stmt = table.insert().values(chunk)
+                conn.execute(stmt)
+
+    def count(self, model_id: str | None = None) -> int:
+        from sqlmodel import func
+
+        with Session(self.engine) as session:
+            stmt = select(func.count()).select_from(EmbeddingCacheRow)
+            if model_id:
+                stmt = stmt.where(EmbeddingCacheRow.model_id == model_id)
+            return int(session.exec(stmt).one())
+
+
+def get_projection(engine: Engine, version_id: int, model_id: str, params_key: str) -> np.ndarray | None:
+    with Session(engine) as session:
+        row = session.exec(
+            select(ProjectionRow).where(
+                ProjectionRow.version_id == version_id,
+                ProjectionRow.model_id == model_id,
+                ProjectionRow.params_key == params_key,
+            )
+        ).first()
+        if row is None:
+            return None
+        return np.frombuffer(row.coords, dtype=np.float32).reshape(row.n_points, 2).copy()
+
+
+def put_projection(
+    engine: Engine, version_id: int, model_id: str, method: str, params_key: str, coords: np.ndarray, seconds: float = 0.0
+) -> None:
+    coords = np.ascontiguousarray(coords, dtype=np.float32)
+    with Session(engine) as session:
+        existing = session.exec(
+            select(ProjectionRow).where(
+                ProjectionRow.version_id == version_id,
+                ProjectionRow.model_id == model_id,
+                ProjectionRow.params_key == params_key,
+            )
+        ).first()
+        if existing is not None:
+            return
+        session.add(
+            ProjectionRow(
+                version_id=version_id,
+                model_id=model_id,
+                method=method,
+                params_key=params_key,
+                n_points=int(coords.shape[0]),
+                coords=coords.tobytes(),
+                seconds=seconds,
+                created_at=utcnow(),
+            )
+        )
+        session.commit()
+
+

@@ -1,0 +1,268 @@
+"""Catalogs, their versions, tools and query sets.
+
+Imports are all-or-nothing: one transaction writes the catalog row, the version and
+every tool, or nothing at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, func, select
+
+from core.models import Query, Tool
+from storage.tables import Catalog, CatalogVersion, QueryRow, QuerySet, ToolRow
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    id: int
+    catalog_id: int
+    catalog_name: str
+    number: int
+    label: str
+    n_tools: int
+    content_hash: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class CatalogInfo:
+    id: int
+    name: str
+    source: str
+    description: str
+    versions: tuple[VersionInfo, ...]
+
+    @property
+    def latest(self) -> VersionInfo:
+        return self.versions[-1]
+
+
+@dataclass(frozen=True)
+class QuerySetInfo:
+    id: int
+    catalog_id: int
+    name: str
+    n_queries: int
+    content_hash: str
+
+
+def catalog_hash(tools: Sequence[Tool]) -> str:
+    digest = hashlib.sha256()
+    for tool in sorted(tools, key=lambda t: t.key):
+        digest.update(tool.key.encode("utf-8"))
+        digest.update(b"\0")
+        digest.update(tool.content_hash().encode("ascii"))
+    return digest.hexdigest()
+
+
+def queries_hash(queries: Sequence[Query]) -> str:
+    payload = json.dumps([[q.id, q.text, list(q.gold), q.split] for q in queries], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _version_info(v: CatalogVersion, name: str) -> VersionInfo:
+    return VersionInfo(v.id, v.catalog_id, name, v.number, v.label, v.n_tools, v.content_hash, v.created_at)
+
+
+def import_catalog(
+    engine: Engine,
+    name: str,
+    tools: Sequence[Tool],
+    *,
+    label: str = "",
+    source: str = "",
+    description: str = "",
+) -> VersionInfo:
+    """Store ``tools`` as a new version of catalog ``name`` (created if missing).
+
+    When the latest version already holds exactly this content, it is returned
+    unchanged, so re-importing a file is free and never duplicates rows.
+    """
+    name = name.strip()
+    if not name:
+        raise ValueError("catalog name is empty")
+    if not tools:
+        raise ValueError(f"catalog {name!r}: no tools to import")
+    keys = [t.key for t in tools]
+    if len(set(keys)) != len(keys):
+        seen: set[str] = set()
+        dup = next(k for k in keys if k in seen or seen.add(k))
+        raise ValueError(f"catalog {name!r}: duplicate tool key {dup!r}")
+    digest = catalog_hash(tools)
+    with Session(engine) as session:
+        cat = session.exec(select(Catalog).where(Catalog.name == name)).first()
+        if cat is None:
+            cat = Catalog(name=name, source=source, description=description)
+            session.add(cat)
+            session.flush()
+        else:
+            latest = session.exec(
+                select(CatalogVersion)
+                .where(CatalogVersion.catalog_id == cat.id)
+                .order_by(col(CatalogVersion.number).desc())
+            ).first()
+            if latest is not None and latest.content_hash == digest:
+                return _version_info(latest, cat.name)
+        number = (
+            session.exec(
+                select(func.max(CatalogVersion.number)).where(CatalogVersion.catalog_id == cat.id)
+            ).one()
+            or 0
+        ) + 1
+        version = CatalogVersion(
+            catalog_id=cat.id, number=number, label=label or f"v{number}", content_hash=digest, n_tools=len(tools)
+        )
+        session.add(version)
+        session.flush()
+        session.add_all(
+            ToolRow(
+                version_id=version.id,
+                position=i,
+                key=t.key,
+                name=t.name,
+                description=t.description,
+                parameters_json=json.dumps(t.parameters, ensure_ascii=False),
+                category=t.category,
+                source=t.source,
+                extra_json=json.dumps(t.extra, ensure_ascii=False),
+                content_hash=t.content_hash(),
+            )
+            for i, t in enumerate(tools)
+        )
+        session.commit()
+        session.refresh(version)
+        return _version_info(version, cat.name)
+
+
+def list_catalogs(engine: Engine) -> tuple[CatalogInfo, ...]:
+    with Session(engine) as session:
+        cats = session.exec(select(Catalog).order_by(Catalog.name)).all()
+        versions = session.exec(select(CatalogVersion).order_by(CatalogVersion.catalog_id, CatalogVersion.number)).all()
+        by_cat: dict[int, list[CatalogVersion]] = {}
+        for v in versions:
+            by_cat.setdefault(v.catalog_id, []).append(v)
+        return tuple(
+            CatalogInfo(c.id, c.name, c.source, c.description, tuple(_version_info(v, c.name) for v in by_cat.get(c.id, [])))
+            for c in cats
+            if by_cat.get(c.id)
+        )
+
+
+def get_catalog(engine: Engine, name: str) -> CatalogInfo:
+    for info in list_catalogs(engine):
+        if info.name == name:
+            return info
+    names = ", ".join(c.name for c in list_catalogs(engine)) or "none"
+    raise ValueError(f"no catalog named {name!r} (known: {names})")
+
+
+def get_version(engine: Engine, name: str, number: int | None = None) -> VersionInfo:
+    info = get_catalog(engine, name)
+    if number is None:
+        return info.latest
+    for v in info.versions:
+        if v.number == number:
+            return v
+    raise ValueError(f"catalog {name!r} has no version {number} (versions: {[v.number for v in info.versions]})")
+
+
+def version_by_id(engine: Engine, version_id: int) -> VersionInfo:
+    with Session(engine) as session:
+        v = session.get(CatalogVersion, version_id)
+        if v is None:
+            raise ValueError(f"no catalog version with id {version_id}")
+        cat = session.get(Catalog, v.catalog_id)
+        return _version_info(v, cat.name)
+
+
+def load_tools(engine: Engine, version_id: int) -> tuple[Tool, ...]:
+    with Session(engine) as session:
+        rows = session.exec(select(ToolRow).where(ToolRow.version_id == version_id).order_by(ToolRow.position)).all()
+        return tuple(
+            Tool(
+                key=r.key,
+                name=r.name,
+                description=r.description,
+                parameters=json.loads(r.parameters_json),
+                category=r.category,
+                source=r.source,
+                extra=json.loads(r.extra_json),
+            )
+            for r in rows
+        )
+
+
+def import_queries(engine: Engine, catalog_name: str, name: str, queries: Sequence[Query]) -> QuerySetInfo:
+    """Store a query set for a catalog; identical content under the same name is reused.
+
+    Re-importing changed content under an existing name replaces the set in one
+    transaction.
+    """
+    if not queries:
+        raise ValueError(f"query set {name!r}: no queries")
+    digest = queries_hash(queries)
+    with Session(engine) as session:
+        cat = session.exec(select(Catalog).where(Catalog.name == catalog_name)).first()
+        if cat is None:
+            raise ValueError(f"no catalog named {catalog_name!r}")
+        qs = session.exec(select(QuerySet).where(QuerySet.catalog_id == cat.id, QuerySet.name == name)).first()
+        if qs is not None and qs.content_hash == digest:
+            return QuerySetInfo(qs.id, qs.catalog_id, qs.name, qs.n_queries, qs.content_hash)
+        if qs is None:
+            qs = QuerySet(catalog_id=cat.id, name=name, content_hash=digest, n_queries=len(queries))
+            session.add(qs)
+            session.flush()
+        else:
+            for row in session.exec(select(QueryRow).where(QueryRow.query_set_id == qs.id)).all():
+                session.delete(row)
+            session.flush()
+            qs.content_hash = digest
+            qs.n_queries = len(queries)
+            session.add(qs)
+        session.add_all(
+            QueryRow(
+                query_set_id=qs.id,
+                position=i,
+                qid=q.id,
+                text=q.text,
+                gold_json=json.dumps(list(q.gold), ensure_ascii=False),
+                split=q.split,
+            )
+            for i, q in enumerate(queries)
+        )
+        session.commit()
+        return QuerySetInfo(qs.id, qs.catalog_id, qs.name, qs.n_queries, qs.content_hash)
+
+
+def list_query_sets(engine: Engine, catalog_name: str) -> tuple[QuerySetInfo, ...]:
+    with Session(engine) as session:
+        cat = session.exec(select(Catalog).where(Catalog.name == catalog_name)).first()
+        if cat is None:
+            return ()
+        rows = session.exec(select(QuerySet).where(QuerySet.catalog_id == cat.id).order_by(QuerySet.name)).all()
+        return tuple(QuerySetInfo(r.id, r.catalog_id, r.name, r.n_queries, r.content_hash) for r in rows)
+
+
+def load_queries(engine: Engine, query_set_id: int, *, split: str | None = None) -> tuple[Query, ...]:
+    with Session(engine) as session:
+        stmt = select(QueryRow).where(QueryRow.query_set_id == query_set_id)
+        if split:
+            stmt = stmt.where(QueryRow.split == split)
+        rows = session.exec(stmt.order_by(QueryRow.position)).all()
+        return tuple(Query(r.qid, r.text, tuple(json.loads(r.gold_json)), r.split) for r in rows)
+
+
+def count_tools(engine: Engine, version_ids: Iterable[int]) -> dict[int, int]:
+    ids = list(version_ids)
+    with Session(engine) as session:
+        rows = session.exec(
+            select(ToolRow.version_id, func.count()).where(col(ToolRow.version_id).in_(ids)).group_by(ToolRow.version_id)
+        ).all()
+        return {vid: n for vid, n in rows}

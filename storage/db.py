@@ -1,0 +1,79 @@
+"""Database URL resolution and engine construction.
+
+The store is a SQLite file in the per-user data directory unless ``TOOLATLAS_DB_URL``
+names another SQLAlchemy URL (PostgreSQL included).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import SQLModel, create_engine
+
+ENV_DB_URL = "TOOLATLAS_DB_URL"
+
+
+def default_db_path() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("toolatlas", appauthor=False)) / "toolatlas.db"
+
+
+def resolve_db_url(url: str | None = None) -> str:
+    """Explicit argument, then ``TOOLATLAS_DB_URL``, then the per-user SQLite file."""
+    if url:
+        return url
+    env = os.environ.get(ENV_DB_URL, "").strip()
+    if env:
+        return env
+    path = default_db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:
+    # WAL lets the app read while a CLI run writes; busy_timeout turns short lock
+    # contention into a wait instead of "database is locked".
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
+    """Build an engine for ``url`` (see :func:`resolve_db_url`) and create missing tables."""
+    resolved = resolve_db_url(url)
+    kwargs: dict = {}
+    if resolved.startswith("sqlite"):
+        if resolved.startswith("sqlite:///") and ":memory:" not in resolved:
+            Path(resolved.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+    else:
+        kwargs["pool_pre_ping"] = True
+    engine = create_engine(resolved, **kwargs)
+    if resolved.startswith("sqlite"):
+        event.listen(engine, "connect", _sqlite_pragmas)
+    if create:
+        init_db(engine)
+    return engine
+
+
+def init_db(engine: Engine) -> None:
+    from storage import tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+
+    SQLModel.metadata.create_all(engine)
+
+
+def redact_url(url: str) -> str:
+    """The URL with any password masked, safe to show in the UI or logs."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - an unparsable URL is shown as a placeholder
+        return "<unparsable database URL>"

@@ -1,0 +1,134 @@
+"""Runs and their items, written item by item so an interrupted run resumes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from storage.tables import Run, RunItem, utcnow
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    kind: str
+    version_id: int | None
+    query_set_id: int | None
+    strategy: str
+    config: Mapping[str, Any]
+    status: str
+    n_items: int
+    metrics: Mapping[str, Any]
+    created_at: datetime
+    finished_at: datetime | None
+
+
+def config_hash(kind: str, config: Mapping[str, Any]) -> str:
+    payload = json.dumps({"kind": kind, **config}, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _info(r: Run) -> RunInfo:
+    return RunInfo(
+        r.id, r.kind, r.version_id, r.query_set_id, r.strategy, json.loads(r.config_json), r.status,
+        r.n_items, json.loads(r.metrics_json), r.created_at, r.finished_at,
+    )
+
+
+def open_run(
+    engine: Engine,
+    kind: str,
+    config: Mapping[str, Any],
+    *,
+    version_id: int | None = None,
+    query_set_id: int | None = None,
+    strategy: str = "",
+    resume: bool = True,
+) -> RunInfo:
+    """Return the unfinished run with this exact config (to resume it) or start a new one."""
+    digest = config_hash(kind, config)
+    with Session(engine) as session:
+        if resume:
+            existing = session.exec(
+                select(Run)
+                .where(Run.config_hash == digest, Run.status != "done")
+                .order_by(col(Run.id).desc())
+            ).first()
+            if existing is not None:
+                return _info(existing)
+        run = Run(
+            kind=kind,
+            version_id=version_id,
+            query_set_id=query_set_id,
+            strategy=strategy,
+            config_hash=digest,
+            config_json=json.dumps(dict(config), sort_keys=True, default=str),
+        )
+        session.add(run)
+        session.commit()
+        session.refresh(run)
+        return _info(run)
+
+
+def done_item_keys(engine: Engine, run_id: int) -> set[str]:
+    with Session(engine) as session:
+        return set(session.exec(select(RunItem.item_key).where(RunItem.run_id == run_id)).all())
+
+
+def add_item(engine: Engine, run_id: int, item_key: str, result: Mapping[str, Any], seconds: float = 0.0) -> bool:
+    """Write one finished item. Returns False when it was already stored (never duplicates)."""
+    row = {
+        "run_id": run_id,
+        "item_key": item_key,
+        "result_json": json.dumps(result, default=str, ensure_ascii=False),
+        "seconds": seconds,
+        "created_at": utcnow(),
+    }
+    table = RunItem.__table__
+    dialect = engine.dialect.name
+    if dialect == "sqlite":
+        stmt = sqlite_insert(table).values(row).on_conflict_do_nothing()
+    elif dialect == "postgresql":
+        stmt = pg_insert(table).values(row).on_conflict_do_nothing()
+    else:
+        stmt = table.insert().values(row)
+    with engine.begin() as conn:
+        return conn.execute(stmt).rowcount == 1
+
+
+def load_items(engine: Engine, run_id: int) -> dict[str, dict[str, Any]]:
+    with Session(engine) as session:
+        rows = session.exec(select(RunItem).where(RunItem.run_id == run_id).order_by(RunItem.id)).all()
+        return {r.item_key: json.loads(r.result_json) for r in rows}
+
+
+def finish_run(engine: Engine, run_id: int, metrics: Mapping[str, Any], *, status: str = "done") -> RunInfo:
+    with Session(engine) as session:
+        run = session.get(Run, run_id)
+        if run is None:
+            raise ValueError(f"no run with id {run_id}")
+        run.metrics_json = json.dumps(dict(metrics), default=str)
+        run.status = status
+        run.n_items = len(session.exec(select(RunItem.id).where(RunItem.run_id == run_id)).all())
+        run.finished_at = utcnow()
+        session.add(run)
+        session.commit()
+        session.refresh(run)
+        return _info(run)
+
+
+def list_runs(engine: Engine, *, kind: str | None = None, limit: int = 200) -> tuple[RunInfo, ...]:
+    with Session(engine) as session:
+        stmt = select(Run).order_by(col(Run.id).desc()).limit(limit)
+        if kind:
+            stmt = stmt.where(Run.kind == kind)
+        return tuple(_info(r) for r in session.exec(stmt).all())

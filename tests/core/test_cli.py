@@ -1,0 +1,53 @@
+"""The ``toolatlas`` command line, end to end on a tiny catalog with the real model."""
+
+import json
+
+import pytest
+
+from core.cli import main
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def files(tmp_path, tiny_tools, tiny_queries):
+    tools = tmp_path / "tiny.json"
+    tools.write_text(json.dumps([t.to_openai() for t in tiny_tools]))
+    queries = tmp_path / "tiny_q.jsonl"
+    queries.write_text("\n".join(json.dumps({"id": q.id, "query": q.text, "gold": list(q.gold), "split": q.split})
+                                 for q in tiny_queries))
+    return tools, queries, f"sqlite:///{tmp_path / 'cli.db'}"
+
+
+def test_import_index_search_eval(files, capsys):
+    tools, queries, db = files
+    assert main(["import", str(tools), "--queries", str(queries), "--name", "tiny", "--db", db, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == {"catalog": "tiny", "version": 1, "tools": 6, "reused": False, "query_set": "tiny_q", "queries": 3}
+
+    assert main(["index", "tiny", "--db", db, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["encoded"] == 6 and first["tools_per_second"] > 0
+    assert main(["index", "tiny", "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["encoded"] == 0  # second start re-encodes nothing
+
+    assert main(["search", "tiny", "how much is 20 pounds in yen", "--db", db, "--json", "-k", "2"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert hits[0]["key"] == "convert_currency" and len(hits) == 2
+
+    assert main(["eval", "--tools", str(tools), "--queries", str(queries), "--strategy", "query",
+                 "--mode", "hybrid", "-k", "5", "--db", db, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    for key in ("n_queries", "ndcg@5", "precision@5", "recall@5", "comprehensiveness@5", "mrr", "seconds"):
+        assert key in result
+    assert result["n_queries"] == 3 and result["strategy"] == "query"
+    assert result["recall@5"] >= 0.5
+
+
+def test_bad_file_is_a_clear_error(files, capsys, tmp_path):
+    _, _, db = files
+    bad = tmp_path / "bad.json"
+    bad.write_text("")
+    assert main(["import", str(bad), "--name", "x", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "empty" in err

@@ -1,0 +1,55 @@
+from dataclasses import replace
+
+import pytest
+from sqlmodel import Session, func, select
+
+from core.models import Query
+from storage import catalogs as store
+from storage.tables import QueryRow, ToolRow
+
+
+def test_import_round_trips_tools(db, tiny_tools):
+    v = store.import_catalog(db, "tiny", tiny_tools, source="test")
+    assert (v.number, v.n_tools, v.catalog_name) == (1, 6, "tiny")
+    assert store.load_tools(db, v.id) == tiny_tools
+
+
+def test_same_content_reuses_version_and_change_adds_one(db, tiny_tools):
+    v1 = store.import_catalog(db, "tiny", tiny_tools)
+    again = store.import_catalog(db, "tiny", tiny_tools)
+    assert again.id == v1.id
+    changed = (replace(tiny_tools[0], description="Rewritten weather doc"),) + tiny_tools[1:]
+    v2 = store.import_catalog(db, "tiny", changed)
+    assert v2.number == 2
+    assert [v.number for v in store.get_catalog(db, "tiny").versions] == [1, 2]
+    assert store.get_version(db, "tiny").id == v2.id
+    assert store.get_version(db, "tiny", 1).id == v1.id
+
+
+def test_duplicate_keys_write_nothing(db, tiny_tools):
+    with pytest.raises(ValueError, match="duplicate tool key 'get_weather'"):
+        store.import_catalog(db, "dup", tiny_tools + (tiny_tools[0],))
+    with Session(db) as s:
+        assert s.exec(select(func.count()).select_from(ToolRow)).one() == 0
+    assert store.list_catalogs(db) == ()
+
+
+def test_unknown_catalog_error_lists_known(db, tiny_tools):
+    store.import_catalog(db, "tiny", tiny_tools)
+    with pytest.raises(ValueError, match=r"no catalog named 'nope' \(known: tiny\)"):
+        store.get_catalog(db, "nope")
+    with pytest.raises(ValueError, match="has no version 7"):
+        store.get_version(db, "tiny", 7)
+
+
+def test_query_sets_reuse_and_replace(db, tiny_tools, tiny_queries):
+    store.import_catalog(db, "tiny", tiny_tools)
+    qs = store.import_queries(db, "tiny", "gold", tiny_queries)
+    assert store.load_queries(db, qs.id) == tiny_queries
+    assert store.load_queries(db, qs.id, split="dev") == (tiny_queries[2],)
+    assert store.import_queries(db, "tiny", "gold", tiny_queries).id == qs.id
+    fewer = store.import_queries(db, "tiny", "gold", tiny_queries[:1] + (Query("q9", "new one", ("send_email",)),))
+    assert fewer.id == qs.id and fewer.n_queries == 2
+    assert [q.id for q in store.load_queries(db, qs.id)] == ["q1", "q9"]
+    with Session(db) as s:
+        assert s.exec(select(func.count()).select_from(QueryRow)).one() == 2

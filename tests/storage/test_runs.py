@@ -1,0 +1,17 @@
+from storage import runs
+
+
+def test_same_config_resumes_until_finished(db):
+    r1 = runs.open_run(db, "eval", {"k": 5, "strategy": "query"})
+    assert runs.add_item(db, r1.id, "q1", {"keys": ["a"]}) is True
+    assert runs.add_item(db, r1.id, "q1", {"keys": ["b"]}) is False  # never duplicated
+    r2 = runs.open_run(db, "eval", {"strategy": "query", "k": 5})
+    assert r2.id == r1.id
+    assert runs.done_item_keys(db, r1.id) == {"q1"}
+    assert runs.load_items(db, r1.id) == {"q1": {"keys": ["a"]}}
+    done = runs.finish_run(db, r1.id, {"recall@5": 1.0})
+    assert (done.status, done.n_items, done.metrics["recall@5"]) == ("done", 1, 1.0)
+    r3 = runs.open_run(db, "eval", {"k": 5, "strategy": "query"})
+    assert r3.id != r1.id
+    assert runs.open_run(db, "eval", {"k": 10, "strategy": "query"}).id not in {r1.id, r3.id}
+    assert [r.id for r in runs.list_runs(db, kind="eval")][:1] == [max(r1.id, r3.id) + 1]
