@@ -80,3 +80,19 @@ def test_dense_search_with_minilm(tiny_tools, minilm):
     engine = SearchEngine.build(tiny_tools, minilm)
     assert engine.search("Will it rain in Oslo tomorrow?", 2).keys[0] in {"weather_forecast", "get_weather"}
     assert engine.search("How much is 50 GBP in yen", 1).keys == ("convert_currency",)
+
+
+def test_top_matches_a_full_stable_sort():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from core.search.engine import _top
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.integers(0, 5), min_size=1, max_size=40), st.integers(1, 45))
+    def check(values, k):
+        scores = np.array(values, dtype=np.float32)
+        expected = sorted(range(len(values)), key=lambda i: (-values[i], i))[:k]
+        assert list(_top(scores, k)) == expected
+
+    check()

@@ -1,0 +1,107 @@
+"""Memetic Retrieval V1 (FitText Alg. 1, Eq. 7): seed, evaluate, select, vary, refine, vote."""
+
+from __future__ import annotations
+
+import math
+
+from core.strategies.base import TraceEvent
+from core.strategies.fitness import fitness_v1
+from core.strategies.pseudo import PseudoToolStrategy, interleave
+from core.strategies.vote import vote
+
+
+class MemeticStrategy(PseudoToolStrategy):
+    name = "memetic"
+
+    def __init__(self, search_engine, *, population: int = 6, generations: int = 3, threshold: float = 0.95,
+                 temperature: float = 1.5, budget: int = 5, p_crossover: float = 0.5, **kw):
+        super().__init__(search_engine, **kw)
+        if population < 2:
+            raise ValueError(f"population must be at least 2, got {population}")
+        if generations < 1:
+            raise ValueError(f"generations must be at least 1, got {generations}")
+        self.n = int(population)
+        self.g_max = int(generations)
+        self.theta = float(threshold)
+        self.tau = float(temperature)
+        self.budget = int(budget)
+        self.p_cross = float(p_crossover)
+
+    def _seed(self, ai: int, ancestor: str, trace: list[TraceEvent]) -> list[tuple[str, str]]:
+        """SEEDPOP (Alg. 6): exemplars from the ancestor's retrieval, N descriptions at τ."""
+        r0 = self.ret(ancestor, trace, ancestor=ai, seed=True)
+        seeded = self.call(trace, self.ops.seed_population(ancestor, self.blurbs(r0.keys), self.n,
+                                                          temperature=self.tau), ancestor=ai) or []
+        members = [(f"a{ai}g0m{i}", d) for i, d in enumerate(seeded[: self.n]) if d]
+        if not members:
+            members = [(f"a{ai}", ancestor)]
+        for mid, d in members:
+            trace.append(TraceEvent("description", {"id": mid, "text": d, "origin": "seed", "parents": [f"a{ai}"],
+                                                    "generation": 0, "ancestor": ai}))
+        return members
+
+    def _lineage(self, query: str, ai: int, ancestor: str, k: int, trace: list[TraceEvent]):
+        rng = self.rng(f"{query}\0{ai}")
+        pop = self._seed(ai, ancestor, trace)
+        g = 0
+        for g in range(1, self.g_max + 1):
+            found = self.ret_many([d for _, d in pop], trace, ancestor=ai, generation=g)  # step 4
+            scored = []
+            for (mid, d), r in zip(pop, found, strict=True):
+                fit = fitness_v1(r.scores, self.memory.penalty_v1(r.keys))  # Eq. 7
+                scored.append((fit.f, mid, d, r))
+                trace.append(TraceEvent("fitness", {"id": mid, "generation": g, "ancestor": ai, "f": round(fit.f, 6),
+                                                    "s_ret": round(fit.s_ret, 6), "mem": round(fit.mem, 6)}))
+            scored.sort(key=lambda x: -x[0])
+            best_f, best_id, best_d, _ = scored[0]
+            if best_f >= self.theta or g == self.g_max:  # step 6
+                if best_f >= self.theta:
+                    trace.append(TraceEvent("early_stop", {"generation": g, "f": round(best_f, 6), "ancestor": ai}))
+                break
+            selected = scored[: math.ceil(self.n / 2)]  # step 7: truncation selection
+            trace.append(TraceEvent("selection", {"generation": g, "ancestor": ai, "elite": best_id,
+                                                  "selected": [s[1] for s in selected]}))
+            plans = []
+            for ci in range(self.n - 1):  # steps 8–13, drawn up front so parallel calls stay deterministic
+                if rng.random() < self.p_cross and len(selected) >= 2:
+                    pa, pb = rng.sample(selected, 2)
+                    plans.append(("crossover", ci, (pa, pb)))
+                else:
+                    plans.append(("mutation", ci, (rng.choice(selected),)))
+
+            def make_child(plan, a=ancestor):
+                op, _ci, parents = plan
+                if op == "crossover":
+                    return self.ops.crossover(parents[0][2], parents[1][2], a, temperature=self.tau)
+                return self.ops.mutate(parents[0][2], a, temperature=self.tau)
+
+            children = []
+            for plan, rc in zip(plans, self.parallel(make_child, plans), strict=True):
+                op, ci, parents = plan
+                text = self.call(trace, rc, ancestor=ai, generation=g, operator=op)
+                child_id = f"a{ai}g{g}m{ci + 1}"
+                children.append((child_id, text or parents[0][2], op if text else "copy", [p[1] for p in parents]))
+            # step 14: local search refines every offspring but the elite
+            refined = self.parallel(
+                lambda c, a=ancestor: self.ops.refine(a, c[1], self.blurbs(self.ret(c[1], None).keys), query,
+                                                      temperature=min(self.tau, 0.7)),
+                children,
+            )
+            pop = [(f"a{ai}g{g}m0", best_d)]
+            trace.append(TraceEvent("description", {"id": f"a{ai}g{g}m0", "text": best_d, "origin": "elite",
+                                                    "parents": [best_id], "generation": g, "ancestor": ai}))
+            for (cid, text, op, parents), rc in zip(children, refined, strict=True):
+                better = self.call(trace, rc, ancestor=ai, generation=g, operator="refine")
+                final = better or text
+                pop.append((cid, final))
+                trace.append(TraceEvent("description", {"id": cid, "text": final, "origin": op, "refined": bool(better),
+                                                        "parents": parents, "generation": g, "ancestor": ai}))
+        population = [r for (_, _, _, r) in scored]  # the last evaluated generation
+        self.memory.add(ancestor, self.ret(ancestor, None).keys, g)  # step 18
+        self.memory.add(best_d, scored[0][3].keys, g)
+        votes = vote(population, max(self.budget, k))
+        trace.append(TraceEvent("vote", {"ancestor": ai, "votes": [v.__dict__ for v in votes]}))
+        return [(v.key, v.mean_similarity) for v in votes]
+
+    def _run(self, query: str, k: int, trace: list[TraceEvent]) -> list[tuple[str, float]]:
+        return interleave([self._lineage(query, ai, a, k, trace) for ai, a in enumerate(self.ancestors(query, trace))])

@@ -1,0 +1,163 @@
+"""Shared machinery of the pseudo-tool strategies (FitText §4): RET, blurbs, LLM-call tracing.
+
+A strategy built on this keeps a list of trace events as it works; every LLM role call
+is recorded there with its call id, and a failed call leaves the parent in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from core.search.engine import SearchEngine
+from core.strategies.base import RetrievalResult, TraceEvent
+from core.strategies.memory import ToolMemory
+from core.strategies.vote import Retrieval
+
+BLURB_CHARS = 240
+
+
+def blurb(name: str, description: str, limit: int = BLURB_CHARS) -> str:
+    """A short, normalised summary of a tool: its name and the start of its description."""
+    text = re.sub(r"\s+", " ", description).strip()
+    first = re.split(r"(?<=[.!?])\s", text, maxsplit=2)
+    text = " ".join(first[:2]) if first else text
+    out = f"{name}: {text}" if text else name
+    return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
+
+
+class PseudoToolStrategy:
+    """Base class: subclasses implement ``_run(query, k, trace)`` returning ranked (key, score) pairs."""
+
+    name = "pseudo"
+
+    def __init__(
+        self,
+        search_engine: SearchEngine,
+        *,
+        operators: Any = None,
+        k_ret: int = 5,
+        memory: ToolMemory | None = None,
+        seed: int = 0,
+        max_workers: int = 8,
+    ) -> None:
+        if operators is None:
+            raise ValueError(f"strategy {self.name!r} needs LLM operators (offline or an endpoint)")
+        if k_ret < 1:
+            raise ValueError(f"k_ret must be at least 1, got {k_ret}")
+        self.engine = search_engine
+        self.ops = operators
+        self.k_ret = int(k_ret)
+        self.memory = memory if memory is not None else ToolMemory()
+        self.seed = int(seed)
+        self.max_workers = max(1, int(max_workers))
+        self._by_key = {t.key: t for t in search_engine.tools}
+
+    # -- public interface ------------------------------------------------------------------
+
+    def retrieve(self, query: str, k: int) -> RetrievalResult:
+        import time
+
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        start = time.perf_counter()
+        trace: list[TraceEvent] = []
+        ranked = self._run(query, k, trace)
+        ranked = _dedupe(ranked)[:k]
+        return RetrievalResult(
+            tuple(key for key, _ in ranked), tuple(float(s) for _, s in ranked), tuple(trace),
+            time.perf_counter() - start,
+        )
+
+    def _run(self, query: str, k: int, trace: list[TraceEvent]) -> list[tuple[str, float]]:
+        raise NotImplementedError
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def rng(self, query: str) -> random.Random:
+        """A generator seeded by the strategy seed and the query, so runs replay exactly."""
+        digest = hashlib.sha256(f"{self.seed}\0{self.name}\0{query}".encode()).digest()
+        return random.Random(int.from_bytes(digest[:8], "little"))
+
+    def ret_many(self, texts: Sequence[str], trace: list[TraceEvent] | None, **meta: Any) -> list[Retrieval]:
+        """RET(d, T, k) for several descriptions, embedding them in one batch (FitText Eq. 1)."""
+        if not texts:
+            return []
+        return self.ret_with_vectors(texts, trace, **meta)[0]
+
+    def ret_with_vectors(self, texts: Sequence[str], trace: list[TraceEvent] | None, **meta: Any):
+        """Like :meth:`ret_many` but also returns the description embeddings (for crowding)."""
+        vecs = self.engine.embed(list(texts))
+        out = []
+        for text, vec in zip(texts, vecs, strict=True):
+            keys, scores = self.engine.search_vector(vec, self.k_ret)
+            out.append(Retrieval(text, keys, scores))
+            if trace is not None:
+                trace.append(TraceEvent("retrieval", {"text": text, "keys": list(keys),
+                                                      "scores": [round(s, 6) for s in scores], **meta}))
+        return out, vecs
+
+    def ret(self, text: str, trace: list[TraceEvent] | None, **meta: Any) -> Retrieval:
+        return self.ret_many([text], trace, **meta)[0]
+
+    def blurbs(self, keys: Iterable[str]) -> list[str]:
+        return [blurb(self._by_key[k].name, self._by_key[k].description) for k in keys if k in self._by_key]
+
+    def call(self, trace: list[TraceEvent], role_call: Any, **meta: Any) -> Any:
+        """Record an LLM role call in the trace and return its value (None when it failed)."""
+        trace.append(TraceEvent("llm_call", {
+            "role": role_call.role, "call_id": role_call.call_id, "ok": role_call.ok,
+            "error": role_call.error, "output": role_call.value, **meta,
+        }))
+        return role_call.value if role_call.ok else None
+
+    def parallel(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        """Run role calls concurrently (a generation costs about one call's latency), order kept."""
+        if len(items) <= 1 or self.max_workers == 1:
+            return [fn(i) for i in items]
+        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(items))) as pool:
+            return list(pool.map(fn, items))
+
+    def ancestors(self, query: str, trace: list[TraceEvent]) -> list[str]:
+        """The initial pseudo-tool descriptions D_0; the raw query stands in when the LLM gives none."""
+        found = self.call(trace, self.ops.pseudo_tools(query)) or []
+        found = [d for d in found if d and d.strip()]
+        if not found:
+            trace.append(TraceEvent("fallback", {"reason": "no pseudo-tool description parsed; using the query"}))
+            found = [query]
+        for i, d in enumerate(found):
+            trace.append(TraceEvent("description", {"id": f"a{i}", "text": d, "origin": "ancestor", "generation": 0}))
+        return found
+
+
+def merge_by_max(retrievals: Sequence[Retrieval]) -> list[tuple[str, float]]:
+    """Union of several retrievals, each tool scored by its best similarity."""
+    best: dict[str, float] = {}
+    for r in retrievals:
+        for key, score in zip(r.keys, r.scores, strict=True):
+            if score > best.get(key, float("-inf")):
+                best[key] = score
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def interleave(groups: Sequence[Sequence[tuple[str, float]]]) -> list[tuple[str, float]]:
+    """Round-robin over per-ancestor rankings, so a multi-intent query gets each intent's best tools
+    within the first k (the papers extend one list ancestor after ancestor; as a set it is the same)."""
+    out = []
+    for i in range(max((len(g) for g in groups), default=0)):
+        out.extend(g[i] for g in groups if i < len(g))
+    return out
+
+
+def _dedupe(ranked: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    seen: set[str] = set()
+    out = []
+    for key, score in ranked:
+        if key not in seen:
+            seen.add(key)
+            out.append((key, score))
+    return out

@@ -1,0 +1,138 @@
+"""Re-Invoke: synthetic-query document expansion offline, intent extraction and multi-view
+ranking online (Re-Invoke §3, Alg. 1–2, App. C)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from core.models import Tool
+from core.search.engine import SearchEngine
+from core.strategies.base import RetrievalResult, TraceEvent
+
+
+class SyntheticQueryStore(Protocol):
+    """Where the per-tool synthetic queries of one (catalog version, generator) live."""
+
+    def load(self) -> Mapping[str, list[str]]: ...
+
+    def save(self, key: str, queries: list[str]) -> None: ...
+
+
+class MemoryQueryStore:
+    def __init__(self) -> None:
+        self.data: dict[str, list[str]] = {}
+
+    def load(self) -> Mapping[str, list[str]]:
+        return dict(self.data)
+
+    def save(self, key: str, queries: list[str]) -> None:
+        self.data[key] = list(queries)
+
+
+def tool_document(tool: Tool) -> str:
+    params = ", ".join(tool.parameter_names)
+    doc = f"{tool.name}: {tool.description}".strip()
+    return f"{doc} Parameters: {params}" if params else doc
+
+
+def augmented_copies(doc: str, queries: Sequence[str]) -> list[str]:
+    """Re-Invoke §3.1: one copy of the document per synthetic query, ``Documentation: … Query: …``."""
+    return [f"Documentation: {doc} Query: {q}" for q in queries] or [f"Documentation: {doc}"]
+
+
+def multiview_rank(intent_vectors: np.ndarray, tool_vectors: np.ndarray) -> list[tuple[int, float]]:
+    """Re-Invoke Alg. 2: per intent, score every tool and give it its reversed rank (the lowest
+    similarity gets 1); a tool's score is the max over intents of the tuple (reversed rank, similarity).
+
+    Returns (tool index, best similarity) for all tools, best first.
+    """
+    sims = np.atleast_2d(intent_vectors) @ tool_vectors.T  # (intents, tools)
+    n = sims.shape[1]
+    best_rank = np.full(n, -1, dtype=np.int64)
+    best_sim = np.full(n, -np.inf, dtype=np.float64)
+    for row in sims:
+        order = np.argsort(row, kind="stable")
+        rev = np.empty(n, dtype=np.int64)
+        rev[order] = np.arange(1, n + 1)
+        better = (rev > best_rank) | ((rev == best_rank) & (row > best_sim))
+        best_rank = np.where(better, rev, best_rank)
+        best_sim = np.where(better, row, best_sim)
+    order = sorted(range(n), key=lambda j: (-best_rank[j], -best_sim[j], j))
+    return [(j, float(best_sim[j])) for j in order]
+
+
+class ReInvokeStrategy:
+    name = "reinvoke"
+
+    def __init__(self, search_engine: SearchEngine, *, operators: Any = None, m: int = 10, temperature: float = 0.7,
+                 query_store: SyntheticQueryStore | None = None, intents: bool = True, max_workers: int = 8,
+                 progress: Callable[[int, int], None] | None = None):
+        if operators is None:
+            raise ValueError("reinvoke needs LLM operators (offline or an endpoint) to write synthetic queries")
+        if m < 1:
+            raise ValueError(f"m must be at least 1, got {m}")
+        self.engine = search_engine
+        self.ops = operators
+        self.m = int(m)
+        self.temperature = float(temperature)
+        self.store = query_store if query_store is not None else MemoryQueryStore()
+        self.use_intents = bool(intents)
+        self.max_workers = max(1, int(max_workers))
+        self.progress = progress
+        self._tool_vectors: np.ndarray | None = None
+
+    def build_index(self) -> np.ndarray:
+        """Offline phase: m synthetic queries per tool (stored as they come, so a build resumes),
+        then each tool's vector is the mean embedding of its augmented copies (mean beat max, Table 3D)."""
+        if self._tool_vectors is not None:
+            return self._tool_vectors
+        from concurrent.futures import ThreadPoolExecutor
+
+        tools = self.engine.tools
+        have = dict(self.store.load())
+        todo = [t for t in tools if t.key not in have]
+        done = len(tools) - len(todo)
+
+        def generate(tool: Tool) -> tuple[str, list[str]]:
+            rc = self.ops.synthetic_queries(tool_document(tool), self.m, temperature=self.temperature)
+            return tool.key, list(rc.value or []) if rc.ok else []
+
+        with ThreadPoolExecutor(max_workers=self.max_workers) as pool:
+            for key, queries in pool.map(generate, todo):
+                self.store.save(key, queries)
+                have[key] = queries
+                done += 1
+                if self.progress:
+                    self.progress(done, len(tools))
+        copies: list[str] = []
+        spans = []
+        for t in tools:
+            texts = augmented_copies(tool_document(t), have.get(t.key, [])[: self.m])
+            spans.append((len(copies), len(copies) + len(texts)))
+            copies.extend(texts)
+        vecs = self.engine.embed(copies)
+        self._tool_vectors = np.vstack([vecs[a:b].mean(axis=0) for a, b in spans]).astype(np.float32)
+        return self._tool_vectors
+
+    def retrieve(self, query: str, k: int) -> RetrievalResult:
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        tool_vectors = self.build_index()
+        start = time.perf_counter()
+        trace: list[TraceEvent] = []
+        intents = [query]
+        if self.use_intents:
+            rc = self.ops.extract_intents(query)
+            trace.append(TraceEvent("llm_call", {"role": rc.role, "call_id": rc.call_id, "ok": rc.ok,
+                                                 "error": rc.error, "output": rc.value}))
+            if rc.ok and rc.value:
+                intents = [i for i in rc.value if i and i.strip()] or [query]
+        ranked = multiview_rank(self.engine.embed(intents), tool_vectors)[:k]
+        keys = tuple(self.engine.tools[j].key for j, _ in ranked)
+        trace.append(TraceEvent("multiview", {"intents": intents, "keys": list(keys),
+                                              "scores": [round(s, 6) for _, s in ranked]}))
+        return RetrievalResult(keys, tuple(s for _, s in ranked), tuple(trace), time.perf_counter() - start)
