@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -132,9 +133,14 @@ def cmd_eval(args) -> int:
     if args.strategy == "query":
         params.setdefault("mode", args.mode)
         params.setdefault("alpha", args.alpha)
+    from core.context import LLMConfig
+
+    llm = LLMConfig(kind=args.llm, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL"),
+                    model=args.llm_model or os.environ.get("TOOLATLAS_LLM_MODEL"), replay=args.replay)
     result = evaluate(
         ws, version.id, query_set.id, queries, strategy=args.strategy, params=params, k=args.k,
         progress=None if args.json else _progress_printer("queries"), resume=not args.fresh,
+        llm=llm, seed=args.seed, api_key=os.environ.get("OPENAI_API_KEY"),
     )
     out = result.to_json()
     if args.json:
@@ -223,6 +229,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split")
     p.add_argument("--version", type=int)
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
+    p.add_argument("--llm", default="offline", choices=["offline", "openai"],
+                   help="operator backend for LLM strategies (offline heuristics, or an OpenAI-compatible endpoint)")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL); key from OPENAI_API_KEY")
+    p.add_argument("--llm-model", help="model name at the endpoint (default: TOOLATLAS_LLM_MODEL)")
+    p.add_argument("--replay", action="store_true", help="answer repeated LLM requests from the ledger")
+    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     _add_common(p)
     p.set_defaults(func=cmd_eval)

@@ -7,9 +7,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.context import LLMConfig, build_context
 from core.metrics import score_rankings
 from core.models import Query
-from core.strategies.registry import make_strategy
+from core.strategies.memory import ToolMemory
+from core.strategies.registry import accepted_params, make_strategy, strategy_class
 from core.workspace import Workspace
 from storage import runs
 
@@ -56,6 +58,9 @@ def evaluate(
     k: int = 5,
     progress: Callable[[int, int], None] | None = None,
     resume: bool = True,
+    llm: LLMConfig | None = None,
+    seed: int = 0,
+    api_key: str | None = None,
 ) -> EvalReport:
     """Run ``strategy`` over ``queries`` and score it at ``k``.
 
@@ -74,24 +79,41 @@ def evaluate(
         "k": k,
         "embedder": workspace.embedder.model_id,
     }
+    needs_llm = "operators" in accepted_params(strategy_class(strategy))  # also rejects unknown names
+    if needs_llm:
+        llm = llm or LLMConfig()
+        config.update({"llm": llm.identity(), "seed": seed})
     run = runs.open_run(
         workspace.db, "eval", config, version_id=version_id, query_set_id=query_set_id, strategy=strategy, resume=resume
     )
     start = time.perf_counter()
     engine = workspace.search_engine(version_id)
-    impl = make_strategy(strategy, engine, **params)
+    context = (
+        build_context(workspace.db, engine, version_id, llm, seed=seed, run_id=run.id, api_key=api_key,
+                      strategy_params=params)
+        if needs_llm
+        else {}
+    )
+    impl = make_strategy(strategy, engine, context=context, **params)
     done = runs.done_item_keys(workspace.db, run.id)
     todo = [q for q in queries if q.id not in done]
     finished = len(queries) - len(todo)
     if progress:
         progress(finished, len(queries))
     batch_fn = getattr(impl, "retrieve_batch", None)
-    for begin in range(0, len(todo), BATCH):
-        chunk = todo[begin : begin + BATCH]
+    # Slow (LLM) strategies write every query as soon as it is done; fast ones in batches.
+    step = BATCH if batch_fn is not None else 1
+    for begin in range(0, len(todo), step):
+        chunk = todo[begin : begin + step]
         if batch_fn is not None:
             results = batch_fn([q.text for q in chunk], k)
         else:
-            results = [impl.retrieve(q.text, k) for q in chunk]
+            results = []
+            for q in chunk:
+                if hasattr(impl, "memory"):
+                    # FitText's tool memory lives for one session; each query is its own session.
+                    impl.memory = ToolMemory()
+                results.append(impl.retrieve(q.text, k))
         for q, res in zip(chunk, results, strict=True):
             runs.add_item(
                 workspace.db, run.id, q.id, {"query": q.text, "gold": list(q.gold), **res.to_json()}, res.seconds
@@ -105,5 +127,10 @@ def evaluate(
     gold = {q.id: q.gold for q in queries}
     scores = score_rankings(rankings, gold, k)
     metrics = scores.as_dict()
+    if needs_llm:
+        from storage.ledger import count_calls
+
+        metrics["llm_calls"] = count_calls(workspace.db, run_id=run.id)
+        metrics["llm_errors"] = count_calls(workspace.db, run_id=run.id, errors_only=True)
     runs.finish_run(workspace.db, run.id, metrics)
     return EvalReport(run.id, strategy, k, len(rankings), metrics, time.perf_counter() - start, len(done))

@@ -15,3 +15,17 @@ def test_same_config_resumes_until_finished(db):
     assert r3.id != r1.id
     assert runs.open_run(db, "eval", {"k": 10, "strategy": "query"}).id not in {r1.id, r3.id}
     assert [r.id for r in runs.list_runs(db, kind="eval")][:1] == [max(r1.id, r3.id) + 1]
+
+
+def test_synthetic_query_store_persists_per_generator(db, tiny_tools):
+    from storage.catalogs import import_catalog
+    from storage.synthetic import SqlQueryStore
+
+    v = import_catalog(db, "tiny", tiny_tools)
+    assert v.id == 1
+    a = SqlQueryStore(db, version_id=1, generator="offline", m=2, temperature=0.7)
+    a.save("t1", ["q1", "q2"])
+    again = SqlQueryStore(db, version_id=1, generator="offline", m=2, temperature=0.7)
+    assert again.load() == {"t1": ["q1", "q2"]}
+    other = SqlQueryStore(db, version_id=1, generator="openai:gpt", m=2, temperature=0.7)
+    assert other.load() == {}
