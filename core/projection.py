@@ -1,0 +1,150 @@
+"""2-D maps of tool embeddings (UMAP, t-SNE, PCA) and placement of new texts onto a map.
+
+Coordinates are centred but not rescaled, so maps computed with the same method and
+parameters keep comparable axes (before/after merge views rely on that).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+METHODS = ("umap", "tsne", "pca")
+Progress = Callable[[float, str], None]
+
+
+def default_params(method: str) -> dict[str, Any]:
+    if method == "umap":
+        return {"n_neighbors": 15, "min_dist": 0.1, "metric": "cosine", "seed": 0}
+    if method == "tsne":
+        return {"perplexity": 30.0, "metric": "cosine", "init": "pca", "seed": 0}
+    if method == "pca":
+        return {"seed": 0}
+    raise ValueError(f"unknown projection method {method!r}; valid methods: {', '.join(METHODS)}")
+
+
+def resolve_params(method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    resolved = default_params(method)
+    unknown = sorted(set(params or {}) - set(resolved))
+    if unknown:
+        raise ValueError(f"{method} has no parameter {unknown[0]!r}; valid parameters: {', '.join(sorted(resolved))}")
+    resolved.update(params or {})
+    return resolved
+
+
+def params_key(method: str, params: Mapping[str, Any] | None = None) -> str:
+    """A stable text key of the method and its resolved parameters (the projection cache key)."""
+    return json.dumps({"method": method, **resolve_params(method, params)}, sort_keys=True)
+
+
+@dataclass(frozen=True, eq=False)
+class Projection:
+    method: str
+    params: tuple[tuple[str, Any], ...]
+    coords: np.ndarray
+
+
+def project(vectors: np.ndarray, method: str, params: Mapping[str, Any] | None = None, *,
+            progress: Progress | None = None) -> tuple[Projection, Any | None]:
+    """Project ``vectors`` to 2-D. Returns the projection and the fitted model when it can place
+    new points (UMAP, PCA), else None (t-SNE).
+
+    Tiny inputs are handled: one point maps to the origin; three or fewer use PCA; UMAP's
+    neighbour count and t-SNE's perplexity are clamped to what the point count allows.
+    """
+    p = resolve_params(method, params)
+    x = np.asarray(vectors, dtype=np.float32)
+    if x.ndim != 2 or len(x) == 0:
+        raise ValueError("projection needs a non-empty 2-D matrix of vectors")
+    n = len(x)
+    key = tuple(sorted(p.items()))
+    if progress:
+        progress(0.0, f"{method.upper()} of {n:,} tools")
+    model: Any | None = None
+    if n == 1:
+        coords = np.zeros((1, 2), dtype=np.float32)
+    elif n <= 3 or method == "pca":
+        from sklearn.decomposition import PCA
+
+        model = PCA(n_components=min(2, n, x.shape[1]), random_state=p["seed"])
+        coords = model.fit_transform(x)
+        if coords.shape[1] < 2:
+            coords = np.hstack([coords, np.zeros((n, 2 - coords.shape[1]))])
+    elif method == "umap":
+        import umap
+
+        model = umap.UMAP(n_components=2, n_neighbors=max(2, min(int(p["n_neighbors"]), n - 1)),
+                          min_dist=float(p["min_dist"]), metric=p["metric"], random_state=int(p["seed"]),
+                          init="spectral" if n > 10 else "random")
+        coords = model.fit_transform(x)
+    else:
+        from sklearn.manifold import TSNE
+
+        perplexity = max(1.0, min(float(p["perplexity"]), (n - 1) / 3))
+        coords = TSNE(n_components=2, perplexity=perplexity, metric=p["metric"], init=p["init"],
+                      random_state=int(p["seed"])).fit_transform(x)
+    coords = np.asarray(coords, dtype=np.float32)
+    coords = coords - coords.mean(axis=0, keepdims=True)
+    if progress:
+        progress(1.0, "done")
+    return Projection(method, key, coords), model
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    x = np.atleast_2d(np.asarray(x, dtype=np.float32))
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return x / norms
+
+
+def place_texts(new_vectors: np.ndarray, base_vectors: np.ndarray, base_coords: np.ndarray, *,
+                model: Any | None = None, k: int = 5, temperature: float = 0.05,
+                center: np.ndarray | None = None) -> np.ndarray:
+    """Put new points (e.g. pseudo-tool descriptions) on an existing map.
+
+    With a fitted model that has ``transform`` (UMAP, PCA) it is used; otherwise each new
+    point lands at the softmax-weighted mean of its k most similar tools' coordinates. The
+    low temperature makes a near-copy of a tool sit on that tool rather than between neighbours.
+    """
+    new = _normalise(new_vectors)
+    if model is not None and hasattr(model, "transform"):
+        out = np.asarray(model.transform(new), dtype=np.float32)
+        if center is not None:
+            out = out - center
+        return out
+    base = _normalise(base_vectors)
+    sims = new @ base.T
+    k = max(1, min(k, base.shape[0]))
+    idx = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    top = np.take_along_axis(sims, idx, axis=1)
+    w = np.exp((top - top.max(axis=1, keepdims=True)) / temperature)
+    w /= w.sum(axis=1, keepdims=True)
+    return np.einsum("nk,nkd->nd", w, np.asarray(base_coords, dtype=np.float32)[idx]).astype(np.float32)
+
+
+def knn_edges(vectors: np.ndarray, threshold: float, k: int = 10, block: int = 2048) -> list[tuple[int, int, float]]:
+    """Undirected pairs (i < j) among each point's k nearest neighbours with cosine ≥ threshold,
+    computed in row blocks so 40k points never need an n×n matrix."""
+    x = _normalise(vectors)
+    n = len(x)
+    k = min(k, n - 1)
+    if k < 1:
+        return []
+    edges: dict[tuple[int, int], float] = {}
+    for start in range(0, n, block):
+        sims = x[start : start + block] @ x.T
+        rows = np.arange(sims.shape[0])
+        sims[rows, rows + start] = -np.inf
+        idx = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        for r, cols in enumerate(idx):
+            i = start + r
+            for j in cols:
+                s = float(sims[r, j])
+                if s >= threshold:
+                    a, b = (i, int(j)) if i < j else (int(j), i)
+                    edges[(a, b)] = s
+    return sorted((a, b, s) for (a, b), s in edges.items())

@@ -1,0 +1,66 @@
+import numpy as np
+import pytest
+
+from core.projection import knn_edges, params_key, place_texts, project
+
+
+def blobs(n_per=20, dim=16, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = np.eye(dim, dtype=np.float32)[:3] * 5
+    x = np.vstack([c + rng.normal(0, 0.3, (n_per, dim)) for c in centers]).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True), np.repeat(np.arange(3), n_per)
+
+
+def separated(coords, labels):
+    within = np.mean([np.linalg.norm(coords[labels == c] - coords[labels == c].mean(0), axis=1).mean()
+                      for c in range(3)])
+    means = np.array([coords[labels == c].mean(0) for c in range(3)])
+    between = np.mean([np.linalg.norm(means[a] - means[b]) for a in range(3) for b in range(a + 1, 3)])
+    return within < between
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["umap", "tsne", "pca"])
+def test_methods_separate_blobs_and_are_deterministic(method):
+    x, labels = blobs()
+    p1, model = project(x, method)
+    p2, _ = project(x, method)
+    assert p1.coords.shape == (60, 2) and np.isfinite(p1.coords).all()
+    np.testing.assert_allclose(p1.coords, p2.coords, atol=1e-4)
+    assert separated(p1.coords, labels)
+    assert (model is None) == (method == "tsne")
+
+
+def test_pca_of_collinear_points_is_collinear():
+    x = np.outer(np.linspace(-1, 1, 10), np.ones(4)).astype(np.float32) + 2
+    coords = project(x, "pca")[0].coords
+    assert np.allclose(coords[:, 1], 0, atol=1e-4) or np.allclose(coords[:, 0], 0, atol=1e-4)
+
+
+def test_tiny_inputs_and_bad_names():
+    assert project(np.ones((1, 4)), "umap")[0].coords.tolist() == [[0.0, 0.0]]
+    assert project(np.eye(3, 4), "tsne")[0].coords.shape == (3, 2)
+    with pytest.raises(ValueError, match="valid methods: umap, tsne, pca"):
+        project(np.eye(3), "mds")
+    with pytest.raises(ValueError, match="no parameter 'neighbors'"):
+        params_key("umap", {"neighbors": 5})
+    assert params_key("umap") == params_key("umap", {"n_neighbors": 15})
+    assert params_key("umap") != params_key("umap", {"n_neighbors": 5})
+
+
+@pytest.mark.slow
+def test_place_texts_puts_a_copy_on_its_original():
+    x, _ = blobs()
+    proj, model = project(x, "umap")
+    for m in (model, None):
+        placed = place_texts(x[[7]], x, proj.coords, model=m, center=None if m is None else
+                             np.asarray(model.embedding_, dtype=np.float32).mean(0))
+        dists = np.linalg.norm(proj.coords - placed[0], axis=1)
+        assert dists[7] <= np.sort(dists)[3], "the copy should land among the original's nearest points"
+
+
+def test_knn_edges_hand_made():
+    v = np.array([[1, 0], [0.99, 0.14], [0, 1], [-1, 0]], dtype=np.float32)
+    edges = knn_edges(v, threshold=0.9, k=2, block=2)
+    assert [(a, b) for a, b, _ in edges] == [(0, 1)]
+    assert edges[0][2] == pytest.approx(0.99 / np.linalg.norm([0.99, 0.14]), rel=1e-4)
