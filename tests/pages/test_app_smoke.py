@@ -1,7 +1,11 @@
 """AppTest smoke tests: every page renders without an exception on the demo catalog."""
 
+from pathlib import Path
+
 import pytest
 from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 pytestmark = pytest.mark.slow
 
@@ -14,7 +18,7 @@ PAGES = [
 @pytest.fixture
 def app(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLATLAS_DB_URL", f"sqlite:///{tmp_path / 'app.db'}")
-    at = AppTest.from_file("app.py", default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=180)
     at.run()
     assert not at.exception, at.exception
     return at
