@@ -84,19 +84,25 @@ class SentenceTransformerEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        out = []
-        # Chunks larger than the model batch keep progress callbacks meaningful
-        # without paying the per-call overhead of tiny batches.
-        step = max(batch_size * 4, 256)
+        # Sort by length once over the whole list so every batch pads to similar lengths
+        # (sentence-transformers only sorts within one call); chunking then costs nothing
+        # and keeps progress callbacks meaningful.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), 0), dtype=np.float32)
+        step = max(batch_size * 8, 512)
         for start in range(0, len(texts), step):
-            chunk = texts[start : start + step]
+            idx = order[start : start + step]
             vecs = model.encode(
-                chunk, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+                [texts[i] for i in idx], batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                show_progress_bar=False,
             )
-            out.append(np.asarray(vecs, dtype=np.float32))
+            vecs = np.asarray(vecs, dtype=np.float32)
+            if out.shape[1] == 0:
+                out = np.empty((len(texts), vecs.shape[1]), dtype=np.float32)
+            out[idx] = vecs
             if progress:
                 progress(min(start + step, len(texts)), len(texts))
-        return normalize(np.vstack(out))
+        return normalize(out)
 
 
 def normalize(matrix: np.ndarray) -> np.ndarray:

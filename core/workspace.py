@@ -118,7 +118,8 @@ class Workspace:
             info = None
         stored = len(info.versions) if info else 0
         for path in versions[stored:]:
-            store.import_catalog(self.db, DEMO_CATALOG, load_openai_tools(path), label=path.stem, source="demo")
+            store.import_catalog(self.db, DEMO_CATALOG, load_openai_tools(path, source="demo"), label=path.stem,
+                                 source="demo")
         latest_tools = self.tools(store.get_version(self.db, DEMO_CATALOG).id)
         qpath = DEMO_DIR / "queries.jsonl"
         queries = parse_queries_jsonl(qpath.read_bytes(), str(qpath), known_keys={t.key for t in latest_tools})

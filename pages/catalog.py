@@ -2,16 +2,16 @@
 
 import pandas as pd
 import streamlit as st
-from core.importers.detect import load_catalog_bytes
-from core.importers.errors import CatalogImportError
-from core.importers.export import export_openai_tools
-from core.importers.queries import parse_queries_jsonl
 
 from components.charts import category_bar, description_length_histogram, parameter_count_histogram
 from components.session import workspace
 from components.text import md_escape
 from components.tool_card import tool_card
 from core.catalog_stats import catalog_stats, matches_filters
+from core.importers.detect import load_catalog_bytes
+from core.importers.errors import CatalogImportError
+from core.importers.export import export_openai_tools
+from core.importers.queries import parse_queries_jsonl
 from core.search.engine import MODES
 from storage.catalogs import get_catalog, list_catalogs
 
@@ -27,8 +27,9 @@ with st.sidebar:
     info = get_catalog(ws.db, name)
     numbers = [v.number for v in info.versions]
     number = st.selectbox(
-        "Version", numbers[::-1], format_func=lambda n: f"v{n} · {info.versions[n - 1].label} · "
-        f"{info.versions[n - 1].n_tools} tools", key="catalog_version",
+        "Version", numbers[::-1], key="catalog_version",
+        format_func=lambda n: " · ".join(dict.fromkeys([f"v{n}", info.versions[n - 1].label]))
+        + f" · {info.versions[n - 1].n_tools} tools",
     )
 version = next(v for v in info.versions if v.number == number)
 tools = ws.tools(version.id)

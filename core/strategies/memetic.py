@@ -69,11 +69,12 @@ class MemeticStrategy(PseudoToolStrategy):
                 else:
                     plans.append(("mutation", ci, (rng.choice(selected),)))
 
-            def make_child(plan, a=ancestor):
-                op, _ci, parents = plan
+            def make_child(plan, a=ancestor, g=g):
+                op, ci, parents = plan
+                nonce = g * 1000 + ci  # distinct children from identical parents, reproducibly
                 if op == "crossover":
-                    return self.ops.crossover(parents[0][2], parents[1][2], a, temperature=self.tau)
-                return self.ops.mutate(parents[0][2], a, temperature=self.tau)
+                    return self.ops.crossover(parents[0][2], parents[1][2], a, temperature=self.tau, nonce=nonce)
+                return self.ops.mutate(parents[0][2], a, temperature=self.tau, nonce=nonce)
 
             children = []
             for plan, rc in zip(plans, self.parallel(make_child, plans), strict=True):

@@ -85,13 +85,14 @@ class MemeticV2Strategy(PseudoToolStrategy):
                             if s < self.low_similarity]
                     plans.append(("guided_mutation" if weak else "mutation", ci, (parent,), weak))
 
-            def make_child(plan, a=ancestor, t=t_g):
-                op, parents = plan[0], plan[2]
+            def make_child(plan, a=ancestor, t=t_g, g=g):
+                op, parents, nonce = plan[0], plan[2], g * 1000 + plan[1]
                 if op == "crossover":
-                    return self.ops.crossover(parents[0][2], parents[1][2], a, temperature=t)
+                    return self.ops.crossover(parents[0][2], parents[1][2], a, temperature=t, nonce=nonce)
                 if op == "guided_mutation":  # Eq. 21, first case
-                    return self.ops.guided_mutate(parents[0][2], self.blurbs(plan[3]), temperature=t + 0.1)
-                return self.ops.mutate(parents[0][2], a, temperature=t + 0.1)
+                    return self.ops.guided_mutate(parents[0][2], self.blurbs(plan[3]), temperature=t + 0.1,
+                                                  nonce=nonce)
+                return self.ops.mutate(parents[0][2], a, temperature=t + 0.1, nonce=nonce)
 
             children = []
             for plan, rc in zip(plans, self.parallel(make_child, plans), strict=True):

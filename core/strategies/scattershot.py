@@ -24,7 +24,7 @@ class ScattershotStrategy(PseudoToolStrategy):
             seed = self.ret(ancestor, trace, ancestor=ai, seed=True)  # Alg. 5 step 3
             exemplars = self.blurbs(seed.keys)
             calls = self.parallel(
-                lambda _i, a=ancestor, e=exemplars: self.ops.scatter(a, e, temperature=self.temperature),
+                lambda i, a=ancestor, e=exemplars: self.ops.scatter(a, e, temperature=self.temperature, nonce=i),
                 list(range(self.fan_out)),
             )
             children = []

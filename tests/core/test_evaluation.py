@@ -63,3 +63,28 @@ def test_gold_keys_checked_before_writing(db, hashing_embedder, tiny_tools):
     with pytest.raises(ValueError, match="gold key 'missing_tool'"):
         ws.import_tools("t", tiny_tools, queries=[Query("a", "x", ("missing_tool",))])
     assert list_catalogs(db) == ()
+
+
+def test_llm_strategy_eval_records_ledger_and_resumes(ws, tiny_queries):
+    from storage.ledger import count_calls
+
+    ws, report = ws
+    out = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3,
+                              strategy="scattershot", params={"fan_out": 3}, seed=1)
+    assert out.metrics["llm_calls"] == count_calls(ws.db, run_id=out.run_id) > 0
+    assert out.metrics["llm_errors"] == 0
+    again = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3,
+                                strategy="scattershot", params={"fan_out": 3}, seed=1, resume=False)
+    assert runs.load_items(ws.db, again.run_id)["q1"]["keys"] == runs.load_items(ws.db, out.run_id)["q1"]["keys"]
+
+
+def test_reinvoke_index_is_cached_in_the_store(ws, tiny_queries):
+    from storage.ledger import list_calls
+
+    ws, report = ws
+    first = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3,
+                                strategy="reinvoke", params={"m": 3})
+    second = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3,
+                                 strategy="reinvoke", params={"m": 3}, resume=False)
+    assert len(list_calls(ws.db, run_id=first.run_id, role="synthetic_queries")) == 6  # one per tool
+    assert len(list_calls(ws.db, run_id=second.run_id, role="synthetic_queries")) == 0  # read from the store

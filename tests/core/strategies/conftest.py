@@ -51,19 +51,19 @@ class ScriptedOperators:
     def judge_sufficiency(self, query, exemplars):
         return self._ret("judge_sufficiency", False)
 
-    def scatter(self, ancestor, exemplars, *, temperature=1.5):
-        return self._ret("scatter", f"{ancestor} like {exemplars[len(self.calls) % len(exemplars)]}")
+    def scatter(self, ancestor, exemplars, *, temperature=1.5, nonce=0):
+        return self._ret("scatter", f"{ancestor} like {exemplars[nonce % len(exemplars)]}")
 
     def seed_population(self, ancestor, exemplars, n, *, temperature=1.5):
         return self._ret("seed_population", [f"{ancestor} variant {i} {exemplars[i % len(exemplars)]}" for i in range(n)])
 
-    def crossover(self, a, b, ancestor, *, temperature=1.5):
+    def crossover(self, a, b, ancestor, *, temperature=1.5, nonce=0):
         return self._ret("crossover", f"{a.split(' ')[0]} {b}")
 
-    def mutate(self, description, ancestor, *, temperature=1.5):
+    def mutate(self, description, ancestor, *, temperature=1.5, nonce=0):
         return self._ret("mutate", f"{description} changed")
 
-    def guided_mutate(self, description, low_tools, *, temperature=1.5):
+    def guided_mutate(self, description, low_tools, *, temperature=1.5, nonce=0):
         return self._ret("guided_mutate", f"{description} not {len(low_tools)}")
 
     def score_retrieval(self, query, blurbs):

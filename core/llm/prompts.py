@@ -1,0 +1,98 @@
+"""Prompt templates, one per role, in our own words.
+
+Descriptions come back between {BEGIN} and {END} markers so they can be parsed out of
+any surrounding chatter; structured answers come back as JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+SYSTEM = ("You help an agent find tools in a large catalog. Tools are found by comparing the embedding of a "
+          "short tool-style description with the embeddings of real tool documentation, so write the way API "
+          "documentation is written: what the tool does, what it takes, what it returns. Follow the output "
+          "format exactly.")
+
+MARKERS = "Put each description between the markers {BEGIN} and {END}, with nothing else inside them."
+
+
+def _list(items: Sequence[str]) -> str:
+    return "\n".join(f"- {i}" for i in items) if items else "- (none)"
+
+
+def pseudo_tools(query: str, max_tools: int) -> str:
+    return (f"A user asked:\n\"{query}\"\n\nImagine the tools that would answer this request. Write one short "
+            f"documentation-style description per distinct tool needed (at most {max_tools}). {MARKERS}")
+
+
+def refine(ancestor: str, current: str, exemplars: Sequence[str], query: str) -> str:
+    return (f"User request: \"{query}\"\nOriginal tool idea: {ancestor}\nCurrent description: {current}\n\n"
+            f"These real tools came back when searching with the current description:\n{_list(exemplars)}\n\n"
+            "Rewrite the current description so it reads like the real tools that fit the request (borrow their "
+            "vocabulary and level of detail) while keeping the original intent. Write exactly one description. "
+            f"{MARKERS}")
+
+
+def refine_all(descriptions: Sequence[str], exemplars: Sequence[str], query: str) -> str:
+    return (f"User request: \"{query}\"\nCurrent tool descriptions:\n{_list(descriptions)}\n\nReal tools found "
+            f"so far:\n{_list(exemplars)}\n\nImprove the set of descriptions so that together they cover every "
+            "part of the request, each phrased like the real tool documentation above. You may merge, split or "
+            f"drop descriptions. {MARKERS}")
+
+
+def judge_sufficiency(query: str, exemplars: Sequence[str]) -> str:
+    return (f"User request: \"{query}\"\nTools found:\n{_list(exemplars)}\n\nDo these tools together cover "
+            "everything the request needs? Answer with a single word: yes or no.")
+
+
+def scatter(ancestor: str, exemplars: Sequence[str]) -> str:
+    return (f"Tool idea: {ancestor}\nReal tools that resemble it:\n{_list(exemplars)}\n\nWrite one alternative "
+            "description of a tool with the same purpose, deliberately different in wording or emphasis, so a "
+            f"search with it explores other parts of the catalog. {MARKERS}")
+
+
+def seed_population(ancestor: str, exemplars: Sequence[str], n: int) -> str:
+    return (f"Tool idea: {ancestor}\nReal tools that resemble it:\n{_list(exemplars)}\n\nWrite {n} different "
+            "descriptions of a tool with this purpose. Vary vocabulary, focus and level of detail; each must "
+            f"still serve the same need. {MARKERS}")
+
+
+def crossover(a: str, b: str, ancestor: str) -> str:
+    return (f"Goal: {ancestor}\nDescription A: {a}\nDescription B: {b}\n\nCombine the strongest parts of A and "
+            f"B into one new description that serves the goal. {MARKERS}")
+
+
+def mutate(description: str, ancestor: str) -> str:
+    return (f"Goal: {ancestor}\nDescription: {description}\n\nChange this description in a meaningful way — "
+            "another angle, other key terms, a narrower or broader scope — while it still serves the goal. "
+            f"{MARKERS}")
+
+
+def guided_mutate(description: str, low_tools: Sequence[str]) -> str:
+    return (f"Description: {description}\nIt retrieved these poorly matching tools:\n{_list(low_tools)}\n\n"
+            "Rewrite the description so a search with it moves away from tools like these and toward tools that "
+            f"really fulfil the purpose. {MARKERS}")
+
+
+def score_retrieval(query: str, blurbs: Sequence[str]) -> str:
+    return (f"User request: \"{query}\"\nRetrieved tools:\n{_list(blurbs)}\n\nHow well do these tools serve the "
+            "request? Reply with one number between 0 (useless) and 1 (exactly what is needed).")
+
+
+def synthetic_queries(tool_doc: str, m: int) -> str:
+    return (f"Tool documentation:\n{tool_doc}\n\nWrite {m} different requests a real user might make that this "
+            "tool can answer. Vary wording, detail and style (short commands, questions, requests with some "
+            f"background). Do not name the tool. {MARKERS}")
+
+
+def extract_intents(query: str) -> str:
+    return (f"User message:\n\"{query}\"\n\nList the separate tasks the user wants done, each rewritten as a "
+            "short self-contained request without background chatter. Reply as JSON: "
+            '{"intents": ["...", "..."]}')
+
+
+def select_tools(query: str, candidates: Sequence[tuple[str, str]]) -> str:
+    lines = "\n".join(f"- {key}: {blurb}" for key, blurb in candidates)
+    return (f"User request: \"{query}\"\nAvailable tools:\n{lines}\n\nWhich of these tools should the agent "
+            "call to fulfil the request? Choose only what is needed. Reply as JSON: "
+            '{"tools": ["key", ...]}')
