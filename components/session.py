@@ -23,3 +23,11 @@ def _workspace(settings: Settings) -> Workspace:
 
 def workspace() -> Workspace:
     return _workspace(current_settings())
+
+
+def llm_config():
+    """The operator backend chosen on the Settings page (offline unless an endpoint is set)."""
+    from core.context import LLMConfig
+
+    chosen = st.session_state.get("llm_config")
+    return chosen if chosen is not None else LLMConfig()

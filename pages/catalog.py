@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from components.charts import category_bar, description_length_histogram, parameter_count_histogram
+from components.pickers import catalog_picker, ensure_engine
 from components.session import workspace
 from components.text import md_escape
 from components.tool_card import tool_card
@@ -13,33 +14,16 @@ from core.importers.errors import CatalogImportError
 from core.importers.export import export_openai_tools
 from core.importers.queries import parse_queries_jsonl
 from core.search.engine import MODES
-from storage.catalogs import get_catalog, list_catalogs
 
 MODE_LABELS = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid", "rrf": "Rank fusion"}
 
 st.title("Catalog")
 ws = workspace()
-catalogs = list_catalogs(ws.db)
-names = [c.name for c in catalogs]
-
-with st.sidebar:
-    name = st.selectbox("Catalog", names, index=names.index("demo") if "demo" in names else 0, key="catalog_name")
-    info = get_catalog(ws.db, name)
-    numbers = [v.number for v in info.versions]
-    number = st.selectbox(
-        "Version", numbers[::-1], key="catalog_version",
-        format_func=lambda n: " · ".join(dict.fromkeys([f"v{n}", info.versions[n - 1].label]))
-        + f" · {info.versions[n - 1].n_tools} tools",
-    )
-version = next(v for v in info.versions if v.number == number)
+info, version = catalog_picker(ws, key="catalog")
+name = info.name
 tools = ws.tools(version.id)
 by_key = {t.key: t for t in tools}
-
-if not ws.has_search_engine(version.id):
-    bar = st.progress(0.0, text="Embedding the catalog (cached after the first time)…")
-    ws.search_engine(version.id, progress=lambda d, n: bar.progress(d / max(n, 1), text=f"Embedding {d}/{n} tools"))
-    bar.empty()
-engine = ws.search_engine(version.id)
+engine = ensure_engine(ws, version)
 
 categories = sorted({t.category or "(none)" for t in tools})
 sources = sorted({t.source or "(none)" for t in tools})

@@ -1,13 +1,131 @@
-from components.planned import planned_page
+"""Strategy playground: run strategies on one query and watch how they search."""
 
-planned_page(
-    "Strategy playground",
-    "Run retrieval strategies on one query and watch how they search.",
-    [
-        "Query retrieval, Single-Pass, Multi-Turn (DBD, IBI), Scattershot, Memetic V1/V2, Re-Invoke and the ToolScope retriever",
-        "an animation over generations: population members moving on the map toward the tools they retrieve",
-        "fitness components per member and generation, crossover and mutation lineage, votes",
-        "the final ranking against the gold tools, and every LLM call with its prompt",
-    ],
-    papers="FitText §4 and App. B–C; Re-Invoke §3; ToolScope §3.3",
-)
+import pandas as pd
+import streamlit as st
+
+from components.pickers import catalog_picker, ensure_engine
+from components.playground_charts import fitness_lines, population_animation, votes_bar
+from components.session import llm_config, workspace
+from components.text import md_escape
+from core.context import build_context
+from core.playground import members, outcome, trace_events
+from core.strategies.registry import make_strategy, strategy_names
+from storage.catalogs import list_query_sets, load_queries
+from storage.ledger import list_calls
+
+PARAMS = {  # the knobs shown per strategy, paper defaults (FitText Table 8)
+    "single_pass": {},
+    "dbd": {"turns": 3},
+    "ibi": {"turns": 3},
+    "scattershot": {"fan_out": 5},
+    "memetic": {"population": 6, "generations": 3},
+    "memetic_v2": {"population": 8, "generations": 3},
+    "reinvoke": {"m": 10},
+    "toolscope": {},
+    "query": {},
+}
+
+st.title("Strategy playground")
+ws = workspace()
+info, version = catalog_picker(ws, key="play")
+engine = ensure_engine(ws, version)
+llm = llm_config()
+st.caption("LLM backend: " + ("**offline operators** — deterministic heuristics, not a language model"
+                              if llm.kind == "offline" else f"OpenAI-compatible endpoint `{llm.model}`"))
+
+sets = list_query_sets(ws.db, info.name)
+source = st.radio("Query", ["From a query set", "Type one"], horizontal=True, key="play_source",
+                  index=0 if sets else 1)
+gold: tuple[str, ...] = ()
+if source == "From a query set" and sets:
+    qs = st.selectbox("Query set", sets, format_func=lambda s: f"{s.name} ({s.n_queries})", key="play_set")
+    queries = load_queries(ws.db, qs.id)
+    q = st.selectbox("Query", queries, format_func=lambda q: f"{q.id}: {q.text[:110]}", key="play_query")
+    text, gold = q.text, q.gold
+    st.caption("Gold: " + ", ".join(f"`{g}`" for g in gold))
+else:
+    text = st.text_input("Your query", "What's 200 dollars in euros, and will it rain in Lisbon tomorrow?",
+                         key="play_text")
+
+c1, c2, c3 = st.columns([3, 1, 1])
+chosen = c1.multiselect("Strategies", strategy_names(), default=["query", "scattershot", "memetic"],
+                        key="play_strategies")
+k = int(c2.number_input("k", 1, 50, 5, key="play_k"))
+seed = int(c3.number_input("seed", 0, 10_000, 0, key="play_seed"))
+overrides: dict[str, dict] = {}
+with st.expander("Parameters (paper defaults)"):
+    for name in chosen:
+        knobs = PARAMS.get(name, {})
+        if knobs:
+            cols = st.columns(len(knobs) + 1)
+            cols[0].markdown(f"**{name}**")
+            overrides[name] = {p: int(cols[i + 1].number_input(p, 1, 50, v, key=f"play_{name}_{p}"))
+                               for i, (p, v) in enumerate(knobs.items())}
+
+if st.button("Run", type="primary", key="play_run", disabled=not (chosen and text.strip())):
+    results = {}
+    with st.status("Running strategies…", expanded=True) as status:
+        for name in chosen:
+            st.write(f"{name}…")
+            params = overrides.get(name, {})
+            context = build_context(ws.db, engine, version.id, llm, seed=seed, strategy_params=params)
+            strategy = make_strategy(name, engine, context=context, **params)
+            results[name] = strategy.retrieve(text, k)
+        status.update(label="Done", state="complete")
+    st.session_state["play_results"] = {"query": text, "gold": gold, "k": k, "version": version.id,
+                                        "results": results}
+
+state = st.session_state.get("play_results")
+if state and state["version"] == version.id:
+    results, gold, k = state["results"], state["gold"], state["k"]
+    by_key = {t.key: t for t in engine.tools}
+    rows = [outcome(name, res, gold, k) for name, res in results.items()]
+    st.subheader("Outcome")
+    st.dataframe(pd.DataFrame([{
+        "strategy": o.strategy, f"recall@{k}": o.recall, f"nDCG@{k}": o.ndcg, "all gold found": o.comprehensiveness,
+        "seconds": round(o.seconds, 2), "LLM calls": o.llm_calls, "failed calls": o.llm_errors,
+        "ranking": " · ".join(("✓ " if key in gold else "") + key for key in o.keys)} for o in rows]),
+        hide_index=True, width="stretch")
+    coords = ws.projection(version.id, "umap")
+    for name, tab in zip(results, st.tabs(list(results)), strict=True):
+        res = results[name]
+        with tab:
+            left, right = st.columns([3, 2])
+            with left:
+                pop = members(res, engine, coords)
+                if pop:
+                    st.plotly_chart(population_animation(engine.tools, coords, pop, gold, res.keys), width="stretch",
+                                    key=f"anim_{name}")
+                else:
+                    st.caption("This strategy has no population to animate; its retrievals are listed on the right.")
+            with right:
+                st.dataframe(pd.DataFrame({
+                    "rank": range(1, len(res.keys) + 1), "tool": [by_key[x].name for x in res.keys],
+                    "score": [round(s, 4) for s in res.scores], "gold": [x in gold for x in res.keys]}),
+                    hide_index=True, width="stretch")
+                votes = trace_events(res, "vote")
+                if votes:
+                    pooled = [v for event in votes for v in event["votes"]]  # one vote per ancestor lineage
+                    st.plotly_chart(votes_bar(pooled, gold), width="stretch", key=f"votes_{name}")
+            fitness = trace_events(res, "fitness")
+            if fitness:
+                st.plotly_chart(fitness_lines(fitness), width="stretch", key=f"fit_{name}")
+                with st.expander("Fitness components"):
+                    st.dataframe(pd.DataFrame(fitness), hide_index=True, width="stretch")
+            described = trace_events(res, "description")
+            if described:
+                with st.expander(f"Lineage ({len(described)} descriptions)"):
+                    st.dataframe(pd.DataFrame([{"id": d["id"], "generation": d.get("generation"),
+                                                "operator": d.get("origin"), "parents": ", ".join(d.get("parents", [])),
+                                                "text": d["text"]} for d in described]),
+                                 hide_index=True, width="stretch")
+            calls = trace_events(res, "llm_call")
+            if calls:
+                with st.expander(f"LLM calls ({len(calls)})"):
+                    ledger = {c.id: c for c in list_calls(ws.db, ids=[c["call_id"] for c in calls if c["call_id"]])}
+                    st.dataframe(pd.DataFrame([{
+                        "id": c["call_id"], "role": c["role"], "ok": c["ok"], "error": c["error"],
+                        "prompt": ledger[c["call_id"]].prompt[:400] if c["call_id"] in ledger else "",
+                        "answer": str(c["output"])[:400]} for c in calls]), hide_index=True, width="stretch")
+elif not state:
+    st.info(f"Pick a query and strategies, then **Run**. Query: {md_escape(text[:200])}")

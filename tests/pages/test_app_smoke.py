@@ -10,7 +10,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 pytestmark = pytest.mark.slow
 
 PAGES = [
-    "pages/overlap_map.py", "pages/merge_review.py", "pages/playground.py", "pages/trials.py",
+    "pages/overlap_map.py", "pages/merge_review.py", "pages/trials.py",
     "pages/timeline.py", "pages/runs.py", "pages/settings.py",
 ]
 
@@ -58,3 +58,14 @@ def test_other_pages_render(app, page):
     app.switch_page(page).run()
     assert not app.exception, app.exception
     assert app.title
+
+
+def test_playground_runs_strategies(app):
+    app.switch_page("pages/playground.py").run()
+    assert not app.exception, app.exception
+    app.button(key="play_run").click().run()
+    assert not app.exception, app.exception
+    frame = app.dataframe[0].value
+    assert list(frame["strategy"]) == ["query", "scattershot", "memetic"]
+    assert frame["LLM calls"].iloc[2] > 0
+    assert len(app.get("plotly_chart")) >= 3  # population animations, votes, fitness

@@ -1,0 +1,101 @@
+"""Figures of the Strategy playground: the population moving on the map, fitness, votes, lineage."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from core.models import Tool
+from core.playground import Member
+
+GREY = "rgba(150,150,150,0.35)"
+
+
+def _label(text: str, limit: int = 90) -> str:
+    text = html.escape(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def population_animation(tools: Sequence[Tool], coords: np.ndarray, members: Sequence[Member],
+                         gold: Sequence[str], final: Sequence[str]) -> go.Figure:
+    """One frame per generation: the catalog in grey, gold tools as stars, the generation's members
+    coloured by fitness with a line to the tool each retrieves first."""
+    index = {t.key: i for i, t in enumerate(tools)}
+    base = go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="markers", marker=dict(size=5, color=GREY),
+                      text=[_label(f"{t.name}: {t.description}") for t in tools], hoverinfo="text", name="tools")
+    gold_idx = [index[k] for k in gold if k in index]
+    gold_trace = go.Scatter(x=coords[gold_idx, 0], y=coords[gold_idx, 1], mode="markers",
+                            marker=dict(size=15, symbol="star", color="#f4a261", line=dict(width=1, color="#333")),
+                            text=[_label(tools[i].name) for i in gold_idx], hoverinfo="text", name="gold")
+    found = [index[k] for k in final if k in index]
+    final_trace = go.Scatter(x=coords[found, 0], y=coords[found, 1], mode="markers",
+                             marker=dict(size=11, symbol="circle-open", color="#2a9d8f", line=dict(width=2)),
+                             text=[_label(tools[i].name) for i in found], hoverinfo="text", name="final ranking")
+    generations = sorted({m.generation for m in members}) or [0]
+
+    def frame_data(g: int) -> list[go.Scatter]:
+        now = [m for m in members if m.generation == g]
+        xs, ys = [], []
+        for m in now:
+            if m.top_key in index:
+                j = index[m.top_key]
+                xs += [m.x, float(coords[j, 0]), None]
+                ys += [m.y, float(coords[j, 1]), None]
+        links = go.Scatter(x=xs, y=ys, mode="lines", line=dict(width=1, color="rgba(53,88,214,0.35)"),
+                           hoverinfo="skip", name="retrieves")
+        fit = [m.fitness if m.fitness is not None else 0.0 for m in now]
+        pts = go.Scatter(
+            x=[m.x for m in now], y=[m.y for m in now], mode="markers",
+            marker=dict(size=12, color=fit, colorscale="Viridis", cmin=0, cmax=1, showscale=True,
+                        colorbar=dict(title="fitness"), line=dict(width=1, color="#222")),
+            text=[_label(f"{m.id} ({m.origin}) f={m.fitness if m.fitness is not None else '–'}: {m.text}", 160)
+                  for m in now], hoverinfo="text", name="population")
+        return [links, pts]
+
+    first = frame_data(generations[0])
+    fig = go.Figure(data=[base, gold_trace, final_trace, *first],
+                    frames=[go.Frame(data=frame_data(g), traces=[3, 4], name=str(g)) for g in generations])
+    fig.update_layout(
+        height=560, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.0, x=0.35, yanchor="bottom"),
+        xaxis=dict(visible=False), yaxis=dict(visible=False),
+        updatemenus=[dict(type="buttons", x=0.0, y=1.08, direction="left", buttons=[
+            dict(label="▶ Play", method="animate",
+                 args=[None, {"frame": {"duration": 900, "redraw": True}, "fromcurrent": True,
+                              "transition": {"duration": 400}}]),
+            dict(label="❚❚", method="animate", args=[[None], {"mode": "immediate", "frame": {"duration": 0}}])])],
+        sliders=[dict(active=0, currentvalue={"prefix": "generation "}, steps=[
+            dict(label=str(g), method="animate",
+                 args=[[str(g)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}])
+            for g in generations])],
+    )
+    return fig
+
+
+def fitness_lines(fitness_events: Sequence[dict]) -> go.Figure:
+    frame = pd.DataFrame(fitness_events)
+    fig = go.Figure()
+    if not frame.empty:
+        for member, rows in frame.groupby("id"):
+            fig.add_trace(go.Scatter(x=rows["generation"], y=rows["f"], mode="lines+markers",
+                                     name=html.escape(str(member))))
+        best = frame.groupby("generation")["f"].max()
+        fig.add_trace(go.Scatter(x=best.index, y=best.values, mode="lines", name="best",
+                                 line=dict(width=4, color="#e76f51", dash="dot")))
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="generation",
+                      yaxis_title="fitness f", title="Fitness per member and generation")
+    return fig
+
+
+def votes_bar(votes: Sequence[dict], gold: Sequence[str]) -> go.Figure:
+    keys = [v["key"] for v in votes]
+    fig = go.Figure(go.Bar(x=[html.escape(k) for k in keys], y=[v["votes"] for v in votes],
+                           marker_color=["#f4a261" if k in gold else "#3558d6" for k in keys],
+                           hovertext=[f"mean rank {v['mean_rank']:.1f} · mean similarity {v['mean_similarity']:.2f}"
+                                      for v in votes]))
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), title="Votes (gold in orange)",
+                      yaxis_title="votes")
+    return fig

@@ -1,0 +1,78 @@
+"""What the Strategy playground shows, computed from a strategy's trace (no rendering here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core.metrics import score_query
+from core.projection import place_texts
+from core.search.engine import SearchEngine
+from core.strategies.base import RetrievalResult
+
+
+@dataclass(frozen=True)
+class Member:
+    """A description at one generation, placed on the catalog map."""
+
+    id: str
+    generation: int
+    origin: str
+    parents: tuple[str, ...]
+    text: str
+    x: float
+    y: float
+    fitness: float | None
+    top_key: str | None
+
+
+def trace_events(result: RetrievalResult, kind: str) -> list[dict[str, Any]]:
+    return [e.data for e in result.trace if e.kind == kind]
+
+
+def members(result: RetrievalResult, engine: SearchEngine, coords: np.ndarray) -> list[Member]:
+    """Every description of the trace, placed by k-nearest-tools interpolation on ``coords``.
+
+    A member is shown at each generation it was evaluated in, with that generation's fitness.
+    """
+    described = trace_events(result, "description")
+    if not described:
+        return []
+    texts = list(dict.fromkeys(d["text"] for d in described))
+    placed = place_texts(engine.embed(texts), engine.vectors, coords)
+    where = {t: placed[i] for i, t in enumerate(texts)}
+    fitness = {(f["id"], f["generation"]): f["f"] for f in trace_events(result, "fitness")}
+    top = {r["text"]: (r["keys"] or [None])[0] for r in trace_events(result, "retrieval")}
+    out = []
+    for d in described:
+        gen = int(d.get("generation", 0))
+        x, y = where[d["text"]]
+        # seeds are evaluated in generation 1; later members in the generation after their birth
+        evaluated = gen + 1 if any(k[0] == d["id"] for k in fitness) else gen
+        out.append(Member(d["id"], gen, d.get("origin", ""), tuple(d.get("parents", [])), d["text"], float(x),
+                          float(y), fitness.get((d["id"], evaluated)), top.get(d["text"])))
+    return out
+
+
+@dataclass(frozen=True)
+class StrategyOutcome:
+    strategy: str
+    keys: tuple[str, ...]
+    gold: tuple[str, ...]
+    recall: float
+    ndcg: float
+    comprehensiveness: float
+    seconds: float
+    llm_calls: int
+    llm_errors: int
+
+
+def outcome(strategy: str, result: RetrievalResult, gold: Sequence[str], k: int) -> StrategyOutcome:
+    s = score_query("q", result.keys, gold, k) if gold else None
+    calls = trace_events(result, "llm_call")
+    return StrategyOutcome(strategy, result.keys, tuple(gold), s.recall if s else float("nan"),
+                           s.ndcg if s else float("nan"), s.comprehensiveness if s else float("nan"), result.seconds,
+                           len(calls), sum(1 for c in calls if not c["ok"]))
