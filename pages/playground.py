@@ -68,7 +68,8 @@ if st.button("Run", type="primary", key="play_run", disabled=not (chosen and tex
         for name in chosen:
             st.write(f"{name}…")
             params = overrides.get(name, {})
-            context = build_context(ws.db, engine, version.id, llm, seed=seed, strategy_params=params)
+            context = build_context(ws.db, engine, version.id, llm, seed=seed, strategy_params=params,
+                                    api_key=st.session_state.get("llm_api_key"))
             strategy = make_strategy(name, engine, context=context, **params)
             results[name] = strategy.retrieve(text, k)
         status.update(label="Done", state="complete")

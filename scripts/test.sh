@@ -12,5 +12,5 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
-python -m pip install -q -e '.[dev]'
+python -m pip install -q -e '.[dev,local]'
 python -m pytest "$@"

@@ -69,3 +69,18 @@ def test_playground_runs_strategies(app):
     assert list(frame["strategy"]) == ["query", "scattershot", "memetic"]
     assert frame["LLM calls"].iloc[2] > 0
     assert len(app.get("plotly_chart")) >= 3  # population animations, votes, fitness
+
+
+def test_settings_checks_report_reachability(app):
+    app.switch_page("pages/settings.py").run()
+    assert not app.exception, app.exception
+    app.button(key="check_db").click().run()
+    assert any("Reachable" in s.value for s in app.success)
+    app.text_input(key="set_embedding").input("/nonexistent/model").run()
+    app.button(key="check_embedder").click().run()
+    assert any("cannot load embedding model" in e.value for e in app.error)
+    app.radio(key="set_llm_kind").set_value("openai").run()
+    app.text_input(key="set_base_url").input("http://127.0.0.1:9/v1").run()
+    app.button(key="set_check_llm").click().run()
+    assert not app.exception, app.exception
+    assert any("cannot reach" in e.value for e in app.error)
