@@ -8,6 +8,9 @@ import streamlit as st
 
 
 def planned_page(title: str, summary: str, features: Sequence[str], *, papers: str) -> None:
+    from components.session import ensure_router
+
+    ensure_router()
     st.title(title)
     st.info("This page is planned; its engine work is in progress. Here is what it will do.", icon=":material/construction:")
     st.markdown(summary)

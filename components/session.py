@@ -8,6 +8,20 @@ from core.settings import Settings, build_workspace
 from core.workspace import Workspace
 
 
+def ensure_router() -> None:
+    """Route a deep link (``/runs``) through app.py on a freshly started server.
+
+    Until app.py has run once, Streamlit treats a ``pages/`` folder as the legacy
+    multipage layout and would run the page alone, without our navigation; flipping
+    that switch and rerunning sends the request through ``st.navigation``.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def current_settings() -> Settings:
     """Settings from the environment, with this browser session's overrides from the Settings page."""
     overrides = st.session_state.get("settings_overrides", {})
@@ -22,6 +36,7 @@ def _workspace(settings: Settings) -> Workspace:
 
 
 def workspace() -> Workspace:
+    ensure_router()
     return _workspace(current_settings())
 
 

@@ -5,6 +5,12 @@ from tests.e2e.conftest import screenshot
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
+def test_deep_link_on_fresh_server_goes_through_navigation(app_url, page):
+    page.goto(f"{app_url}/runs", wait_until="domcontentloaded")
+    page.get_by_role("heading", name="Runs").first.wait_for(timeout=120_000)
+    page.get_by_text("Strategy playground").first.wait_for(timeout=30_000)  # our titles, not file names
+
+
 def test_search_in_real_browser(app_url, page):
     page.goto(app_url, wait_until="domcontentloaded")
     page.get_by_role("heading", name="Catalog").first.wait_for(timeout=120_000)

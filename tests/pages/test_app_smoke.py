@@ -84,3 +84,25 @@ def test_settings_checks_report_reachability(app):
     app.button(key="set_check_llm").click().run()
     assert not app.exception, app.exception
     assert any("cannot reach" in e.value for e in app.error)
+
+
+def test_runs_page_compares_stored_runs(tmp_path, monkeypatch):
+    from core.evaluation import evaluate
+    from core.settings import Settings, build_workspace
+    from storage.catalogs import get_version, list_query_sets, load_queries
+
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    monkeypatch.setenv("TOOLATLAS_DB_URL", url)
+    ws = build_workspace(Settings(db_url=url))
+    ws.ensure_demo()
+    version = get_version(ws.db, "demo")
+    qs = list_query_sets(ws.db, "demo")[0]
+    queries = load_queries(ws.db, qs.id)[:20]
+    evaluate(ws, version.id, qs.id, queries, params={"mode": "bm25"})
+    evaluate(ws, version.id, qs.id, queries, params={"mode": "dense"})
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page("pages/runs.py").run()
+    assert not at.exception, at.exception
+    assert len(at.dataframe) >= 3
+    assert "p (paired permutation)" in at.dataframe[2].value.columns
