@@ -15,4 +15,5 @@ PAGES = [
     st.Page("pages/settings.py", title="Settings", url_path="settings", icon=":material/settings:"),
 ]
 
+st.session_state["_via_router"] = True  # see components.session.ensure_router
 st.navigation(PAGES).run()

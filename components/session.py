@@ -19,7 +19,8 @@ def ensure_router() -> None:
 
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        if not st.session_state.get("_via_router"):  # this session never went through app.py
+            st.rerun()
 
 
 def current_settings() -> Settings:

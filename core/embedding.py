@@ -34,6 +34,15 @@ class VectorCache(Protocol):
     def put_many(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None: ...
 
 
+def prepare_local_load(path: str) -> bool:
+    """True when ``path`` is a local model folder; then hub look-ups are switched off for good measure."""
+    local = Path(path).exists()
+    if local:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    return local
+
+
 def resolve_model_path(model_id: str) -> str:
     """Map our model id to something ``SentenceTransformer`` can open without a network."""
     if model_id == DEFAULT_MODEL_ID:
@@ -60,11 +69,7 @@ class SentenceTransformerEmbedder:
         with self._lock:
             if self._model is None:
                 path = resolve_model_path(self.model_id)
-                local = Path(path).exists()
-                if local:
-                    # A local folder needs no hub; make sure no library tries one anyway.
-                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                local = prepare_local_load(path)
                 from sentence_transformers import SentenceTransformer
 
                 try:

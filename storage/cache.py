@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from storage.db import insert_ignoring_duplicates
 from storage.tables import EmbeddingCacheRow, ProjectionRow, utcnow
 
 _CHUNK = 500  # keeps IN (...) lists well under SQLite's bound-parameter limit
@@ -53,19 +52,10 @@ class SqlVectorCache:
             }
             for h, v in vectors.items()
         ]
-        table = EmbeddingCacheRow.__table__
-        dialect = self.engine.dialect.name
         with self.engine.begin() as conn:
             for start in range(0, len(rows), _CHUNK):
-                chunk = rows[start : start + _CHUNK]
                 # Two processes may encode the same text at once; the first write wins.
-                if dialect == "sqlite":
-                    stmt = sqlite_insert(table).values(chunk).on_conflict_do_nothing()
-                elif dialect == "postgresql":
-                    stmt = pg_insert(table).values(chunk).on_conflict_do_nothing()
-                else:
-                    stmt = table.insert().values(chunk)
-                conn.execute(stmt)
+                insert_ignoring_duplicates(conn, EmbeddingCacheRow.__table__, rows[start : start + _CHUNK])
 
     def count(self, model_id: str | None = None) -> int:
         from sqlmodel import func
@@ -77,15 +67,19 @@ class SqlVectorCache:
             return int(session.exec(stmt).one())
 
 
+def _projection_row(session: Session, version_id: int, model_id: str, params_key: str) -> ProjectionRow | None:
+    return session.exec(
+        select(ProjectionRow).where(
+            ProjectionRow.version_id == version_id,
+            ProjectionRow.model_id == model_id,
+            ProjectionRow.params_key == params_key,
+        )
+    ).first()
+
+
 def get_projection(engine: Engine, version_id: int, model_id: str, params_key: str) -> np.ndarray | None:
     with Session(engine) as session:
-        row = session.exec(
-            select(ProjectionRow).where(
-                ProjectionRow.version_id == version_id,
-                ProjectionRow.model_id == model_id,
-                ProjectionRow.params_key == params_key,
-            )
-        ).first()
+        row = _projection_row(session, version_id, model_id, params_key)
         if row is None:
             return None
         return np.frombuffer(row.coords, dtype=np.float32).reshape(row.n_points, 2).copy()
@@ -96,14 +90,7 @@ def put_projection(
 ) -> None:
     coords = np.ascontiguousarray(coords, dtype=np.float32)
     with Session(engine) as session:
-        existing = session.exec(
-            select(ProjectionRow).where(
-                ProjectionRow.version_id == version_id,
-                ProjectionRow.model_id == model_id,
-                ProjectionRow.params_key == params_key,
-            )
-        ).first()
-        if existing is not None:
+        if _projection_row(session, version_id, model_id, params_key) is not None:
             return
         session.add(
             ProjectionRow(

@@ -77,3 +77,16 @@ def redact_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # noqa: BLE001 - an unparsable URL is shown as a placeholder
         return "<unparsable database URL>"
+
+
+def insert_ignoring_duplicates(conn, table, rows) -> int:
+    """INSERT that skips rows whose unique key already exists (two writers racing on the same item
+    both succeed; the first write wins). Returns how many rows were inserted."""
+    dialect = conn.dialect.name
+    if dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    elif dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        return conn.execute(table.insert().values(rows)).rowcount
+    return conn.execute(insert(table).values(rows).on_conflict_do_nothing()).rowcount

@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from storage.db import insert_ignoring_duplicates
 from storage.tables import Run, RunItem, utcnow
 
 
@@ -93,16 +92,8 @@ def add_item(engine: Engine, run_id: int, item_key: str, result: Mapping[str, An
         "seconds": seconds,
         "created_at": utcnow(),
     }
-    table = RunItem.__table__
-    dialect = engine.dialect.name
-    if dialect == "sqlite":
-        stmt = sqlite_insert(table).values(row).on_conflict_do_nothing()
-    elif dialect == "postgresql":
-        stmt = pg_insert(table).values(row).on_conflict_do_nothing()
-    else:
-        stmt = table.insert().values(row)
     with engine.begin() as conn:
-        return conn.execute(stmt).rowcount == 1
+        return insert_ignoring_duplicates(conn, RunItem.__table__, [row]) == 1
 
 
 def load_items(engine: Engine, run_id: int) -> dict[str, dict[str, Any]]:

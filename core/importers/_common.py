@@ -12,6 +12,16 @@ MAX_DESCRIPTION_CHARS = 100_000
 MAX_NAME_CHARS = 500
 
 
+def read_bytes(path) -> bytes:
+    """A file's bytes, or an import error naming it."""
+    from pathlib import Path
+
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise CatalogImportError(str(path), f"cannot read: {exc.strerror or exc}") from None
+
+
 def decode(data: bytes | str, path: str) -> str:
     """UTF-8 text of ``data`` (a BOM is dropped); empty, oversized or undecodable input is an error."""
     if isinstance(data, str):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.importers._common import decode, load_json
-from core.importers.errors import CatalogImportError
+from core.importers._common import decode, load_json, read_bytes
 from core.importers.mcp_saved import parse_mcp_tools_list
 from core.importers.openai_tools import parse_openai_tools
 from core.importers.openapi import parse_openapi
@@ -38,8 +37,4 @@ def load_catalog_bytes(data: bytes, path: str, source: str = "") -> tuple[Tool, 
 
 def load_catalog_file(path: str | Path, source: str = "") -> tuple[Tool, ...]:
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CatalogImportError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    return load_catalog_bytes(data, str(path), source or path.name)
+    return load_catalog_bytes(read_bytes(path), str(path), source or path.name)

@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.importers._common import MAX_NAME_CHARS, check_schema, check_unique, decode, load_json, text_field
+from core.importers._common import (
+    MAX_NAME_CHARS,
+    check_schema,
+    check_unique,
+    decode,
+    load_json,
+    read_bytes,
+    text_field,
+)
 from core.importers.errors import CatalogImportError
 from core.models import Tool
 
@@ -61,8 +69,4 @@ def parse_openai_tools(data: bytes | str, path: str = "<upload>", source: str = 
 
 def load_openai_tools(path: str | Path, source: str = "") -> tuple[Tool, ...]:
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CatalogImportError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    return parse_openai_tools(data, str(path), source or path.name)
+    return parse_openai_tools(read_bytes(path), str(path), source or path.name)

@@ -6,13 +6,13 @@ with a local model folder (or network access) configures one by id or path.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from core.embedding import prepare_local_load
 
 TOP_M = 50  # ToolScope §4.1 reranks the top-50 first-stage candidates
 
@@ -33,9 +33,7 @@ class CrossEncoderReranker:
     def _load(self):
         with self._lock:
             if self._model is None:
-                local = Path(self.model_id).exists()
-                if local:
-                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                local = prepare_local_load(self.model_id)
                 from sentence_transformers import CrossEncoder
 
                 try:

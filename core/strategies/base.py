@@ -34,3 +34,13 @@ class Strategy(Protocol):
     name: str
 
     def retrieve(self, query: str, k: int) -> RetrievalResult: ...
+
+
+def traced_intents(operators: Any, query: str, trace: list[TraceEvent]) -> list[str]:
+    """The query's intents from the ``extract_intents`` role, recorded in the trace; the query
+    itself when the call fails or returns nothing."""
+    rc = operators.extract_intents(query)
+    trace.append(TraceEvent("llm_call", {"role": rc.role, "call_id": rc.call_id, "ok": rc.ok, "error": rc.error,
+                                         "output": rc.value}))
+    found = [i for i in (rc.value or []) if isinstance(i, str) and i.strip()] if rc.ok else []
+    return found or [query]

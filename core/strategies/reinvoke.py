@@ -11,7 +11,7 @@ import numpy as np
 
 from core.models import Tool
 from core.search.engine import SearchEngine
-from core.strategies.base import RetrievalResult, TraceEvent
+from core.strategies.base import RetrievalResult, TraceEvent, traced_intents
 
 
 class SyntheticQueryStore(Protocol):
@@ -124,13 +124,7 @@ class ReInvokeStrategy:
         tool_vectors = self.build_index()
         start = time.perf_counter()
         trace: list[TraceEvent] = []
-        intents = [query]
-        if self.use_intents:
-            rc = self.ops.extract_intents(query)
-            trace.append(TraceEvent("llm_call", {"role": rc.role, "call_id": rc.call_id, "ok": rc.ok,
-                                                 "error": rc.error, "output": rc.value}))
-            if rc.ok and rc.value:
-                intents = [i for i in rc.value if i and i.strip()] or [query]
+        intents = traced_intents(self.ops, query, trace) if self.use_intents else [query]
         ranked = multiview_rank(self.engine.embed(intents), tool_vectors)[:k]
         keys = tuple(self.engine.tools[j].key for j, _ in ranked)
         trace.append(TraceEvent("multiview", {"intents": intents, "keys": list(keys),

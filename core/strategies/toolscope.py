@@ -9,7 +9,7 @@ from typing import Any
 from core.search.engine import SearchEngine
 from core.search.fusion import minmax
 from core.search.rerank import TOP_M
-from core.strategies.base import RetrievalResult, TraceEvent
+from core.strategies.base import RetrievalResult, TraceEvent, traced_intents
 
 
 def merge_subqueries(rankings: list[list[tuple[str, float]]], k: int, eps: float = 1e-6) -> list[tuple[str, float]]:
@@ -62,13 +62,7 @@ class ToolScopeStrategy:
             raise ValueError(f"k must be at least 1, got {k}")
         start = time.perf_counter()
         trace: list[TraceEvent] = []
-        subqueries = [query]
-        if self.decompose:
-            rc = self.ops.extract_intents(query)
-            trace.append(TraceEvent("llm_call", {"role": rc.role, "call_id": rc.call_id, "ok": rc.ok,
-                                                 "error": rc.error, "output": rc.value}))
-            if rc.ok and rc.value:
-                subqueries = [s for s in rc.value if s and s.strip()] or [query]
+        subqueries = traced_intents(self.ops, query, trace) if self.decompose else [query]
         depth = max(k, self.top_m) if self.rerank else max(k, self.top_m if len(subqueries) > 1 else k)
         results = self.engine.search_batch(subqueries, depth, mode="hybrid", alpha=self.alpha, rerank=self.rerank)
         rankings = []
