@@ -50,7 +50,7 @@ def population_animation(tools: Sequence[Tool], coords: np.ndarray, members: Seq
         fit = [m.fitness if m.fitness is not None else 0.0 for m in now]
         pts = go.Scatter(
             x=[m.x for m in now], y=[m.y for m in now], mode="markers",
-            marker=dict(size=12, color=fit, colorscale="Viridis", cmin=0, cmax=1, showscale=True,
+            marker=dict(size=[8 + 14 * max(0.0, min(1.0, f)) for f in fit], color=fit, colorscale="Viridis", cmin=0, cmax=1, showscale=True,
                         colorbar=dict(title="fitness"), line=dict(width=1, color="#222")),
             text=[_label(f"{m.id} ({m.origin}) f={m.fitness if m.fitness is not None else '–'}: {m.text}", 160)
                   for m in now], hoverinfo="text", name="population")
@@ -76,17 +76,21 @@ def population_animation(tools: Sequence[Tool], coords: np.ndarray, members: Seq
 
 
 def fitness_lines(fitness_events: Sequence[dict]) -> go.Figure:
+    """Best and mean fitness per generation, with the mean of each component (FitText Eqs. 7, 15)."""
     frame = pd.DataFrame(fitness_events)
     fig = go.Figure()
     if not frame.empty:
-        for member, rows in frame.groupby("id"):
-            fig.add_trace(go.Scatter(x=rows["generation"], y=rows["f"], mode="lines+markers",
-                                     name=html.escape(str(member))))
-        best = frame.groupby("generation")["f"].max()
-        fig.add_trace(go.Scatter(x=best.index, y=best.values, mode="lines", name="best",
-                                 line=dict(width=4, color="#e76f51", dash="dot")))
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="generation",
-                      yaxis_title="fitness f", title="Fitness per member and generation")
+        by_gen = frame.groupby("generation")
+        fig.add_trace(go.Scatter(x=list(by_gen.groups), y=by_gen["f"].max(), mode="lines+markers", name="best f",
+                                 line=dict(width=4, color="#e76f51")))
+        fig.add_trace(go.Scatter(x=list(by_gen.groups), y=by_gen["f"].mean(), mode="lines+markers", name="mean f",
+                                 line=dict(width=2, color="#264653")))
+        for comp, color in (("s_ret", "#2a9d8f"), ("llm_score", "#e9c46a"), ("mem", "#8d99ae"), ("crowd", "#f4a261")):
+            if comp in frame:
+                fig.add_trace(go.Scatter(x=list(by_gen.groups), y=by_gen[comp].mean(), mode="lines",
+                                         name=f"mean {comp}", line=dict(dash="dot", color=color)))
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="generation",
+                      yaxis_title="value", title="Fitness per generation", xaxis=dict(dtick=1))
     return fig
 
 

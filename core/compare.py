@@ -51,6 +51,9 @@ class PairedTest:
     ci_low: float
     ci_high: float
     p_value: float
+    wins: int
+    ties: int
+    losses: int
 
 
 def paired_test(a: RunScores, b: RunScores, metric: str, *, resamples: int = 10_000, seed: int = 0) -> PairedTest | None:
@@ -68,7 +71,8 @@ def paired_test(a: RunScores, b: RunScores, metric: str, *, resamples: int = 10_
     p = (np.sum(np.abs((signs * d).mean(axis=1)) >= observed - 1e-12) + 1) / (resamples + 1)
     boots = d[rng.integers(0, len(d), size=(resamples, len(d)))].mean(axis=1)
     lo, hi = np.percentile(boots, [2.5, 97.5])
-    return PairedTest(a.label, b.label, metric, len(d), float(d.mean()), float(lo), float(hi), float(p))
+    return PairedTest(a.label, b.label, metric, len(d), float(d.mean()), float(lo), float(hi), float(p),
+                      int(np.sum(d > 0)), int(np.sum(d == 0)), int(np.sum(d < 0)))
 
 
 def summary_rows(runs: Sequence[RunScores]) -> list[dict]:

@@ -132,5 +132,7 @@ def evaluate(
 
         metrics["llm_calls"] = count_calls(workspace.db, run_id=run.id)
         metrics["llm_errors"] = count_calls(workspace.db, run_id=run.id, errors_only=True)
+    seconds = time.perf_counter() - start
+    metrics["seconds_per_query"] = round(sum(runs.item_seconds(workspace.db, run.id).values()) / max(len(rankings), 1), 4)
     runs.finish_run(workspace.db, run.id, metrics)
-    return EvalReport(run.id, strategy, k, len(rankings), metrics, time.perf_counter() - start, len(done))
+    return EvalReport(run.id, strategy, k, len(rankings), metrics, seconds, len(done))

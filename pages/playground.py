@@ -88,6 +88,21 @@ if state and state["version"] == version.id:
         "ranking": " · ".join(("✓ " if key in gold else "") + key for key in o.keys)} for o in rows]),
         hide_index=True, width="stretch")
     coords = ws.projection(version.id, "umap")
+    if len(results) >= 2:
+        st.subheader("Side by side")
+        names = list(results)
+        a, b = st.columns(2)
+        left_name = a.selectbox("Left", names, index=0, key="play_left")
+        right_name = b.selectbox("Right", names, index=len(names) - 1, key="play_right")
+        for col, nm in ((a, left_name), (b, right_name)):
+            res = results[nm]
+            pop = members(res, engine, coords)
+            if pop:
+                col.plotly_chart(population_animation(engine.tools, coords, pop, gold, res.keys), width="stretch",
+                                 key=f"side_{nm}_{col is a}")
+            col.dataframe(pd.DataFrame({"rank": range(1, len(res.keys) + 1),
+                                        "tool": [by_key[x].name for x in res.keys],
+                                        "gold": [x in gold for x in res.keys]}), hide_index=True, width="stretch")
     for name, tab in zip(results, st.tabs(list(results)), strict=True):
         res = results[name]
         with tab:

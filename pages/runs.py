@@ -58,6 +58,7 @@ if len(scores) >= 2:
     shown = [t for t in tests if t is not None]
     if shown:
         st.dataframe(pd.DataFrame([{"baseline": t.baseline, "run": t.other, "queries": t.n,
+                                    "wins / ties / losses": f"{t.wins} / {t.ties} / {t.losses}",
                                     "mean difference": round(t.mean_difference, 4),
                                     "95% CI": f"[{t.ci_low:+.3f}, {t.ci_high:+.3f}]", "p (paired permutation)":
                                     round(t.p_value, 4)} for t in shown]), hide_index=True, width="stretch")

@@ -102,6 +102,11 @@ def load_items(engine: Engine, run_id: int) -> dict[str, dict[str, Any]]:
         return {r.item_key: json.loads(r.result_json) for r in rows}
 
 
+def item_seconds(engine: Engine, run_id: int) -> dict[str, float]:
+    with Session(engine) as session:
+        return dict(session.exec(select(RunItem.item_key, RunItem.seconds).where(RunItem.run_id == run_id)).all())
+
+
 def finish_run(engine: Engine, run_id: int, metrics: Mapping[str, Any], *, status: str = "done") -> RunInfo:
     with Session(engine) as session:
         run = session.get(Run, run_id)

@@ -18,7 +18,7 @@ class DBDStrategy(PseudoToolStrategy):
         self.turns = int(turns)
         self.temperature = float(temperature)
 
-    def _lineage(self, query: str, index: int, ancestor: str, trace: list[TraceEvent]) -> str:
+    def _lineage(self, query: str, index: int, ancestor: str, trace: list[TraceEvent], memory=None) -> str:
         current = ancestor
         exemplars: list[str] = []
         for t in range(1, self.turns + 1):
@@ -37,7 +37,7 @@ class DBDStrategy(PseudoToolStrategy):
 
     def _run(self, query: str, k: int, trace: list[TraceEvent]) -> list[tuple[str, float]]:
         ancestors = self.ancestors(query, trace)
-        finals = [self._lineage(query, i, a, trace) for i, a in enumerate(ancestors)]
+        finals = self.run_lineages(ancestors, lambda i, a, tr, mem: self._lineage(query, i, a, tr, mem), trace)
         found = self.ret_many(finals, trace, final=True)  # Eq. 5
         for d, r in zip(finals, found, strict=True):
             self.memory.add(d, r.keys, 0)

@@ -40,7 +40,7 @@ class MemeticStrategy(PseudoToolStrategy):
                                                     "generation": 0, "ancestor": ai}))
         return members
 
-    def _lineage(self, query: str, ai: int, ancestor: str, k: int, trace: list[TraceEvent]):
+    def _lineage(self, query: str, k: int, ai: int, ancestor: str, trace: list[TraceEvent], memory):
         rng = self.rng(f"{query}\0{ai}")
         pop = self._seed(ai, ancestor, trace)
         g = 0
@@ -48,7 +48,7 @@ class MemeticStrategy(PseudoToolStrategy):
             found = self.ret_many([d for _, d in pop], trace, ancestor=ai, generation=g)  # step 4
             scored = []
             for (mid, d), r in zip(pop, found, strict=True):
-                fit = fitness_v1(r.scores, self.memory.penalty_v1(r.keys))  # Eq. 7
+                fit = fitness_v1(r.scores, memory.penalty_v1(r.keys))  # Eq. 7
                 scored.append((fit.f, mid, d, r))
                 trace.append(TraceEvent("fitness", {"id": mid, "generation": g, "ancestor": ai, "f": round(fit.f, 6),
                                                     "s_ret": round(fit.s_ret, 6), "mem": round(fit.mem, 6)}))
@@ -98,11 +98,12 @@ class MemeticStrategy(PseudoToolStrategy):
                 trace.append(TraceEvent("description", {"id": cid, "text": final, "origin": op, "refined": bool(better),
                                                         "parents": parents, "generation": g, "ancestor": ai}))
         population = [r for (_, _, _, r) in scored]  # the last evaluated generation
-        self.memory.add(ancestor, self.ret(ancestor, None).keys, g)  # step 18
-        self.memory.add(best_d, scored[0][3].keys, g)
+        memory.add(ancestor, self.ret(ancestor, None).keys, g)  # step 18
+        memory.add(best_d, scored[0][3].keys, g)
         votes = vote(population, max(self.budget, k))
         trace.append(TraceEvent("vote", {"ancestor": ai, "votes": [v.__dict__ for v in votes]}))
         return [(v.key, v.mean_similarity) for v in votes]
 
     def _run(self, query: str, k: int, trace: list[TraceEvent]) -> list[tuple[str, float]]:
-        return interleave([self._lineage(query, ai, a, k, trace) for ai, a in enumerate(self.ancestors(query, trace))])
+        lineage = lambda ai, a, tr, mem: self._lineage(query, k, ai, a, tr, mem)  # noqa: E731
+        return interleave(self.run_lineages(self.ancestors(query, trace), lineage, trace))

@@ -38,7 +38,7 @@ class MemeticV2Strategy(PseudoToolStrategy):
         self.bottom_m = int(bottom_m)
         self.low_similarity = float(low_similarity)
 
-    def _evaluate(self, query, ai, g, pop, trace):
+    def _evaluate(self, query, ai, g, pop, trace, memory):
         """Eq. 15 for every member: retrieval, LLM score (in parallel), memory (Eq. 17), crowding (Eq. 18)."""
         found, vecs = self.ret_with_vectors([d for _, d in pop], trace, ancestor=ai, generation=g)
         crowd = crowding(vecs, self.crowd_threshold)
@@ -46,7 +46,7 @@ class MemeticV2Strategy(PseudoToolStrategy):
         scored = []
         for i, ((mid, d), r, rc) in enumerate(zip(pop, found, llm, strict=True)):
             llm_score = self.call(trace, rc, ancestor=ai, generation=g, member=mid)
-            fit = fitness_v2(r.scores, float(llm_score or 0.0), self.memory.penalty_v2(r.keys), float(crowd[i]),
+            fit = fitness_v2(r.scores, float(llm_score or 0.0), memory.penalty_v2(r.keys), float(crowd[i]),
                              self.weights)
             scored.append((fit.f, mid, d, r))
             trace.append(TraceEvent("fitness", {
@@ -54,7 +54,7 @@ class MemeticV2Strategy(PseudoToolStrategy):
                 "llm_score": round(fit.llm_score, 6), "mem": round(fit.mem, 6), "crowd": round(fit.crowd, 6)}))
         return scored
 
-    def _lineage(self, query: str, ai: int, ancestor: str, k: int, trace: list[TraceEvent]):
+    def _lineage(self, query: str, k: int, ai: int, ancestor: str, trace: list[TraceEvent], memory):
         rng = self.rng(f"{query}\0{ai}")
         r0 = self.ret(ancestor, trace, ancestor=ai, seed=True)  # step 3
         seeded = self.call(trace, self.ops.seed_population(ancestor, self.blurbs(r0.keys), self.n,
@@ -65,7 +65,7 @@ class MemeticV2Strategy(PseudoToolStrategy):
                                                     "generation": 0, "ancestor": ai}))
         for g in range(1, self.g_max + 1):
             t_g = temperature_v2(g, self.t_base)  # Eq. 16
-            scored = self._evaluate(query, ai, g, pop, trace)
+            scored = self._evaluate(query, ai, g, pop, trace, memory)
             best = max(scored, key=lambda x: x[0])
             if best[0] >= self.theta or g == self.g_max:  # step 11
                 if best[0] >= self.theta:
@@ -114,8 +114,8 @@ class MemeticV2Strategy(PseudoToolStrategy):
                 trace.append(TraceEvent("description", {"id": cid, "text": better or text, "origin": op,
                                                         "refined": bool(better), "parents": parents, "generation": g,
                                                         "ancestor": ai}))
-        self.memory.add(ancestor, r0.keys, self.g_max)  # step 35: (a, G) and (d*, 0)
-        self.memory.add(best[2], best[3].keys, 0)
+        memory.add(ancestor, r0.keys, self.g_max)  # step 35: (a, G) and (d*, 0)
+        memory.add(best[2], best[3].keys, 0)
         votes = vote([s[3] for s in scored], max(self.budget, k))
         trace.append(TraceEvent("vote", {"ancestor": ai, "votes": [v.__dict__ for v in votes]}))
         return [(v.key, v.mean_similarity) for v in votes]
@@ -137,4 +137,5 @@ class MemeticV2Strategy(PseudoToolStrategy):
         return list(chosen.values())
 
     def _run(self, query: str, k: int, trace: list[TraceEvent]) -> list[tuple[str, float]]:
-        return interleave([self._lineage(query, ai, a, k, trace) for ai, a in enumerate(self.ancestors(query, trace))])
+        lineage = lambda ai, a, tr, mem: self._lineage(query, k, ai, a, tr, mem)  # noqa: E731
+        return interleave(self.run_lineages(self.ancestors(query, trace), lineage, trace))

@@ -44,6 +44,7 @@ class PseudoToolStrategy:
         memory: ToolMemory | None = None,
         seed: int = 0,
         max_workers: int = 8,
+        parallel_lineages: bool = True,
     ) -> None:
         if operators is None:
             raise ValueError(f"strategy {self.name!r} needs LLM operators (offline or an endpoint)")
@@ -55,6 +56,7 @@ class PseudoToolStrategy:
         self.memory = memory if memory is not None else ToolMemory()
         self.seed = int(seed)
         self.max_workers = max(1, int(max_workers))
+        self.parallel_lineages = bool(parallel_lineages)
         self._by_key = {t.key: t for t in search_engine.tools}
 
     # -- public interface ------------------------------------------------------------------
@@ -121,6 +123,24 @@ class PseudoToolStrategy:
             return [fn(i) for i in items]
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(items))) as pool:
             return list(pool.map(fn, items))
+
+    def run_lineages(self, ancestors: Sequence[str], lineage: Callable[..., list], trace: list[TraceEvent]) -> list:
+        """Run ``lineage(ai, ancestor, trace, memory)`` for every ancestor.
+
+        In parallel (the default) each lineage reads the tool memory as it was when the query
+        started and gets its own trace; afterwards traces and memory writes are merged in
+        ancestor order, so results do not depend on thread timing. ``parallel_lineages=False``
+        runs them one after another on the shared memory, as Alg. 1 reads literally.
+        """
+        if not self.parallel_lineages or len(ancestors) <= 1:
+            return [lineage(ai, a, trace, self.memory) for ai, a in enumerate(ancestors)]
+        base = len(self.memory.entries)
+        jobs = [(ai, a, [], ToolMemory(list(self.memory.entries))) for ai, a in enumerate(ancestors)]
+        results = self.parallel(lambda job: lineage(*job), jobs)
+        for _, _, sub_trace, memory in jobs:
+            trace.extend(sub_trace)
+            self.memory.entries.extend(memory.entries[base:])
+        return results
 
     def ancestors(self, query: str, trace: list[TraceEvent]) -> list[str]:
         """The initial pseudo-tool descriptions D_0; the raw query stands in when the LLM gives none."""

@@ -18,25 +18,26 @@ class ScattershotStrategy(PseudoToolStrategy):
         self.temperature = float(temperature)
         self.budget = int(budget)
 
+    def _lineage(self, k: int, ai: int, ancestor: str, trace: list[TraceEvent], memory) -> list[tuple[str, float]]:
+        seed = self.ret(ancestor, trace, ancestor=ai, seed=True)  # Alg. 5 step 3
+        exemplars = self.blurbs(seed.keys)
+        calls = self.parallel(
+            lambda i, a=ancestor, e=exemplars: self.ops.scatter(a, e, temperature=self.temperature, nonce=i),
+            list(range(self.fan_out)),
+        )
+        children = []
+        for ci, c in enumerate(calls):
+            text = self.call(trace, c, ancestor=ai, child=ci)
+            if text:
+                children.append(text)
+                trace.append(TraceEvent("description", {"id": f"a{ai}c{ci}", "text": text, "origin": "scatter",
+                                                        "parents": [f"a{ai}"], "generation": 1}))
+        population = self.ret_many(children, trace, ancestor=ai) if children else [seed]
+        # keep at least k so a larger k is not cut to the budget B
+        votes = vote(population, max(self.budget, k))
+        trace.append(TraceEvent("vote", {"ancestor": ai, "votes": [v.__dict__ for v in votes]}))
+        return [(v.key, v.mean_similarity) for v in votes]
+
     def _run(self, query: str, k: int, trace: list[TraceEvent]) -> list[tuple[str, float]]:
-        groups: list[list[tuple[str, float]]] = []
-        for ai, ancestor in enumerate(self.ancestors(query, trace)):
-            seed = self.ret(ancestor, trace, ancestor=ai, seed=True)  # Alg. 5 step 3
-            exemplars = self.blurbs(seed.keys)
-            calls = self.parallel(
-                lambda i, a=ancestor, e=exemplars: self.ops.scatter(a, e, temperature=self.temperature, nonce=i),
-                list(range(self.fan_out)),
-            )
-            children = []
-            for ci, c in enumerate(calls):
-                text = self.call(trace, c, ancestor=ai, child=ci)
-                if text:
-                    children.append(text)
-                    trace.append(TraceEvent("description", {"id": f"a{ai}c{ci}", "text": text, "origin": "scatter",
-                                                            "parents": [f"a{ai}"], "generation": 1}))
-            population = self.ret_many(children, trace, ancestor=ai) if children else [seed]
-            # keep at least k so a larger k is not cut to the budget B
-            votes = vote(population, max(self.budget, k))
-            trace.append(TraceEvent("vote", {"ancestor": ai, "votes": [v.__dict__ for v in votes]}))
-            groups.append([(v.key, v.mean_similarity) for v in votes])
-        return interleave(groups)
+        lineage = lambda ai, a, tr, mem: self._lineage(k, ai, a, tr, mem)  # noqa: E731
+        return interleave(self.run_lineages(self.ancestors(query, trace), lineage, trace))

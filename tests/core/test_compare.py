@@ -15,6 +15,7 @@ def test_clear_improvement_is_significant():
     t = paired_test(a, b, "recall")
     assert t.n == 30 and t.mean_difference == 25 / 30 and t.p_value < 0.001
     assert t.ci_low > 0.6 and t.ci_high <= 1.0
+    assert (t.wins, t.ties, t.losses) == (25, 5, 0)
 
 
 def test_no_difference_is_not_significant_and_small_sets_are_skipped():

@@ -124,3 +124,25 @@ def test_prompted_roles_ledger_and_replay(server):
     assert len(FakeOpenAI.seen) == before  # answered from the ledger
     missing = replay.pseudo_tools("something never asked")
     assert not missing.ok and "replay-only" in missing.error
+
+
+def test_strategy_run_survives_bad_answers(server, tiny_tools, hashing_embedder):
+    from core.search.engine import SearchEngine
+    from core.strategies.registry import make_strategy
+
+    FakeOpenAI.script = [
+        ("ok", "I think you need a weather tool."),            # pseudo_tools without {BEGIN} blocks
+        ("status", 429), ("ok", "{BEGIN} current weather lookup for a city {END}"),
+        ("garbage", None),                                      # unreadable HTTP body
+        ("sleep", 1.0),                                         # slower than the timeout
+        ("ok", "{BEGIN} forecast of rain and temperature {END}"),
+    ]
+    ledger = MemoryLedger()
+    ops = PromptedOperators(backend(server, timeout=0.5, max_retries=1), ledger, seed=0)
+    engine = SearchEngine.build(tiny_tools, hashing_embedder)
+    res = make_strategy("scattershot", engine, context={"operators": ops}, fan_out=3, max_workers=1).retrieve(
+        "weather in Oslo", 3)
+    assert len(res.keys) == 3  # the run completes
+    errors = [r for r in ledger.records if r.error]
+    assert errors and all(r.role in {"pseudo_tools", "scatter"} for r in ledger.records)
+    assert any(e.kind == "fallback" for e in res.trace)  # no parsable pseudo-tool: the query stood in

@@ -65,3 +65,24 @@ def test_fitness_v2_and_crowding():
 def test_schedules_match_the_paper_examples():
     assert [round(temperature_v2(g), 2) for g in range(5)] == [1.6, 1.45, 1.3, 1.15, 1.1]
     assert [crossover_probability(g) for g in (0, 1, 2, 3)] == pytest.approx([0.6, 0.5, 0.4, 0.4])
+
+
+def test_tournament_selection_matches_hand_replay(engine):
+    import random
+
+    from core.strategies.memetic_v2 import MemeticV2Strategy
+    from tests.core.strategies.conftest import ScriptedOperators
+
+    s = MemeticV2Strategy(engine, operators=ScriptedOperators(), population=4)
+    scored = [(0.9, "a", "", None), (0.1, "b", "", None), (0.5, "c", "", None), (0.7, "d", "", None)]
+    # replay Eq. 19 by hand: groups of 3, winner = best f, until ceil(4/2) = 2 distinct winners
+    rng = random.Random(7)
+    expected: list[str] = []
+    while len(expected) < 2:
+        group = rng.sample(scored, 3)
+        win = max(group, key=lambda x: x[0])[1]
+        if win not in expected:
+            expected.append(win)
+    got = [m[1] for m in s._tournament(scored, random.Random(7))]
+    assert got == expected
+    assert "b" not in got  # the worst member can never win a group of three out of four
