@@ -14,7 +14,7 @@ def test_playground_animation_in_real_browser(app_url, page):
     page.locator(".js-plotly-plot:visible").first.wait_for(timeout=60_000)
     page.locator(".js-plotly-plot:visible").first.scroll_into_view_if_needed()
     page.get_by_text("▶ Play").locator("visible=true").first.click()
-    page.wait_for_timeout(1500)
+    page.wait_for_timeout(4500)  # three generations at 0.9 s a frame: the last frame is showing
     path = screenshot(page, "playground")
     assert path.stat().st_size > 20_000
     assert page.dialogs == []
