@@ -24,6 +24,7 @@ class RunScores:
     rankings: dict[str, list[str]]
     gold: dict[str, list[str]]
     texts: dict[str, str]
+    traces: dict[str, list[dict]]
 
 
 def load_run_scores(engine, run_id: int) -> RunScores:
@@ -38,7 +39,8 @@ def load_run_scores(engine, run_id: int) -> RunScores:
     params = ", ".join(f"{a}={b}" for a, b in sorted(info.config.get("params", {}).items()))
     label = f"#{run_id} {info.strategy}" + (f" ({params})" if params else "")
     return RunScores(run_id, label, k, qids, scores, {q: items[q]["keys"] for q in qids},
-                     {q: items[q]["gold"] for q in qids}, {q: items[q].get("query", "") for q in qids})
+                     {q: items[q]["gold"] for q in qids}, {q: items[q].get("query", "") for q in qids},
+                     {q: items[q].get("trace", []) for q in qids})
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def members(result: RetrievalResult, engine: SearchEngine, coords: np.ndarray) -
     if not described:
         return []
     texts = list(dict.fromkeys(d["text"] for d in described))
-    placed = place_texts(engine.embed(texts), engine.vectors, coords)
+    placed = place_texts(engine.embed(texts, persist=False), engine.vectors, coords)
     where = {t: placed[i] for i, t in enumerate(texts)}
     fitness = {(f["id"], f["generation"]): f["f"] for f in trace_events(result, "fitness")}
     top = {r["text"]: (r["keys"] or [None])[0] for r in trace_events(result, "retrieval")}

@@ -85,3 +85,10 @@ if sel:
         ranking = s.rankings.get(qid, [])
         col.dataframe(pd.DataFrame({"rank": range(1, len(ranking) + 1), "tool": ranking,
                                     "gold": [k in base.gold[qid] for k in ranking]}), hide_index=True)
+        trace = s.traces.get(qid, [])
+        if trace:
+            with col.expander(f"Trace ({len(trace)} events)"):
+                st.dataframe(pd.DataFrame([{"step": i, "event": e.get("kind"),
+                                            "detail": ", ".join(f"{k}={v}" for k, v in e.items()
+                                                                if k != "kind")[:300]}
+                                           for i, e in enumerate(trace)]), hide_index=True)

@@ -134,19 +134,20 @@ class OfflineOperators:
 
     def refine(self, ancestor: str, current: str, exemplars: Sequence[str], query: str, *,
                temperature: float = 0.7) -> RoleCall:
-        """FitText Alg. 3 step 7, Rocchio-style: pull in the exemplars' distinctive words, weighted by
-        how much each exemplar overlaps the query, and drop words neither the query nor the exemplars use."""
+        """FitText Alg. 3 step 7, Rocchio-style: the lineage's anchor plus the distinctive words of the
+        exemplars that share words with the query (weighted by that overlap). Anchoring on the
+        ancestor, not on the last rewrite, keeps several turns from drifting away from the intent."""
         def run(rng):
             q = set(tokenize(query)) | set(tokenize(ancestor))
             weights = [len(q & set(tokenize(e))) / (len(q) or 1) for e in exemplars]
-            cur = tokenize(current)
-            support = q | {t for e in exemplars for t in tokenize(e)}
-            kept = [t for t in cur if t in support] or cur
-            add = self._distinctive(exemplars, set(kept), 3 + int(temperature * 2), [0.25 + w for w in weights])
-            best = max(range(len(exemplars)), key=lambda i: (weights[i], -i)) if exemplars else None
-            lead = self._clauses(exemplars[best])[0] if best is not None and weights[best] > 0 else ""
-            body = " ".join(dict.fromkeys(kept + add))
-            return _sentence(f"{body}. {lead}" if lead else body) + "."
+            relevant = [(e, w) for e, w in zip(exemplars, weights, strict=True) if w > 0]
+            if not relevant:
+                return current
+            keep = set(tokenize(ancestor)) | set(tokenize(current))
+            add = self._distinctive([e for e, _ in relevant], keep, 2 + int(temperature * 2),
+                                    [w for _, w in relevant])
+            base = ancestor.rstrip(". ")
+            return _sentence(f"{base}. Related: {', '.join(add)}") + "." if add else current
         return self._call("refine", {"ancestor": ancestor, "current": current, "exemplars": list(exemplars),
                                      "query": query}, run, temperature)
 

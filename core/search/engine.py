@@ -71,6 +71,7 @@ class SearchEngine:
         self.reranker = reranker
         self.dense = DenseIndex(vectors)
         self._bm25: BM25Index | None = None
+        self._scratch = BoundedVectorCache()
         self.key_to_index = {t.key: i for i, t in enumerate(self.tools)}
 
     @classmethod
@@ -98,8 +99,14 @@ class SearchEngine:
             self._bm25 = BM25Index(self.texts)
         return self._bm25
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        vectors, _ = encode_cached(self.embedder, texts, self.cache)
+    def embed(self, texts: Sequence[str], *, persist: bool = True) -> np.ndarray:
+        """Vectors for ``texts``. With ``persist=False`` (pseudo-tool descriptions, which are
+        many and short-lived) a bounded in-process cache replaces the store, so a strategy's
+        inner loop never writes to the database."""
+        if persist:
+            vectors, _ = encode_cached(self.embedder, texts, self.cache)
+            return vectors
+        vectors, _ = encode_cached(self.embedder, texts, self._scratch)
         return vectors
 
     def search(self, query: str, k: int = 10, *, mode: str = "dense", alpha: float = 1.0, rerank: bool = False) -> SearchResult:
@@ -172,6 +179,29 @@ class SearchEngine:
             Hit(hits[j].key, float(scores[j]), r, hits[j].dense, hits[j].sparse, rerank=float(scores[j]))
             for r, j in enumerate(order, 1)
         ]
+
+
+class BoundedVectorCache:
+    """An in-memory :class:`VectorCache` that forgets its oldest entries beyond ``limit``."""
+
+    def __init__(self, limit: int = 50_000) -> None:
+        import threading
+        from collections import OrderedDict
+
+        self.limit = limit
+        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_many(self, model_id, hashes):
+        with self._lock:
+            return {h: self._data[(model_id, h)] for h in hashes if (model_id, h) in self._data}
+
+    def put_many(self, model_id, vectors):
+        with self._lock:
+            for h, v in vectors.items():
+                self._data[(model_id, h)] = v
+            while len(self._data) > self.limit:
+                self._data.popitem(last=False)
 
 
 def _top(scores: np.ndarray, k: int) -> np.ndarray:

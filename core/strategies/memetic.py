@@ -83,10 +83,11 @@ class MemeticStrategy(PseudoToolStrategy):
                 child_id = f"a{ai}g{g}m{ci + 1}"
                 children.append((child_id, text or parents[0][2], op if text else "copy", [p[1] for p in parents]))
             # step 14: local search refines every offspring but the elite
+            # one batched RET for all offspring, then their refinements in parallel
+            exemplars = [self.blurbs(r.keys) for r in self.ret_many([c[1] for c in children], None)]
             refined = self.parallel(
-                lambda c, a=ancestor: self.ops.refine(a, c[1], self.blurbs(self.ret(c[1], None).keys), query,
-                                                      temperature=min(self.tau, 0.7)),
-                children,
+                lambda job, a=ancestor: self.ops.refine(a, job[0][1], job[1], query, temperature=min(self.tau, 0.7)),
+                list(zip(children, exemplars, strict=True)),
             )
             pop = [(f"a{ai}g{g}m0", best_d)]
             trace.append(TraceEvent("description", {"id": f"a{ai}g{g}m0", "text": best_d, "origin": "elite",

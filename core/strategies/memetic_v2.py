@@ -100,10 +100,10 @@ class MemeticV2Strategy(PseudoToolStrategy):
                 text = self.call(trace, rc, ancestor=ai, generation=g, operator=op)
                 children.append((f"a{ai}g{g}m{ci + 1}", text or parents[0][2], op if text else "copy",
                                  [p[1] for p in parents]))
-            refined = self.parallel(  # steps 29–32: local search at T_g
-                lambda c, a=ancestor, t=t_g: self.ops.refine(a, c[1], self.blurbs(self.ret(c[1], None).keys), query,
-                                                             temperature=t),
-                children,
+            exemplars = [self.blurbs(r.keys) for r in self.ret_many([c[1] for c in children], None)]
+            refined = self.parallel(  # steps 29–32: local search at T_g, one batched RET first
+                lambda job, a=ancestor, t=t_g: self.ops.refine(a, job[0][1], job[1], query, temperature=t),
+                list(zip(children, exemplars, strict=True)),
             )
             pop = [(f"a{ai}g{g}m0", best[2])]
             trace.append(TraceEvent("description", {"id": f"a{ai}g{g}m0", "text": best[2], "origin": "elite",

@@ -93,7 +93,7 @@ class PseudoToolStrategy:
 
     def ret_with_vectors(self, texts: Sequence[str], trace: list[TraceEvent] | None, **meta: Any):
         """Like :meth:`ret_many` but also returns the description embeddings (for crowding)."""
-        vecs = self.engine.embed(list(texts))
+        vecs = self.engine.embed(list(texts), persist=False)
         out = []
         for text, vec in zip(texts, vecs, strict=True):
             keys, scores = self.engine.search_vector(vec, self.k_ret)

@@ -125,7 +125,7 @@ class ReInvokeStrategy:
         start = time.perf_counter()
         trace: list[TraceEvent] = []
         intents = traced_intents(self.ops, query, trace) if self.use_intents else [query]
-        ranked = multiview_rank(self.engine.embed(intents), tool_vectors)[:k]
+        ranked = multiview_rank(self.engine.embed(intents, persist=False), tool_vectors)[:k]
         keys = tuple(self.engine.tools[j].key for j, _ in ranked)
         trace.append(TraceEvent("multiview", {"intents": intents, "keys": list(keys),
                                               "scores": [round(s, 6) for _, s in ranked]}))

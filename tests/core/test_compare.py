@@ -6,7 +6,7 @@ from core.compare import RunScores, paired_test
 def run(label, values):
     qids = tuple(f"q{i}" for i in range(len(values)))
     arr = np.array(values, dtype=float)
-    return RunScores(1, label, 5, qids, {"recall": arr}, {}, {}, {})
+    return RunScores(1, label, 5, qids, {"recall": arr}, {}, {}, {}, {})
 
 
 def test_clear_improvement_is_significant():
