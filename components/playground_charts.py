@@ -23,7 +23,7 @@ def _label(text: str, limit: int = 90) -> str:
 def population_animation(tools: Sequence[Tool], coords: np.ndarray, members: Sequence[Member],
                          gold: Sequence[str], final: Sequence[str]) -> go.Figure:
     """One frame per generation: the catalog in grey, gold tools as stars, the generation's members
-    coloured by fitness with a line to the tool each retrieves first."""
+    sized and coloured by fitness with lines to the tools each retrieves."""
     index = {t.key: i for i, t in enumerate(tools)}
     base = go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="markers", marker=dict(size=5, color=GREY),
                       text=[_label(f"{t.name}: {t.description}") for t in tools], hoverinfo="text", name="tools")
@@ -41,10 +41,11 @@ def population_animation(tools: Sequence[Tool], coords: np.ndarray, members: Seq
         now = [m for m in members if m.generation == g]
         xs, ys = [], []
         for m in now:
-            if m.top_key in index:
-                j = index[m.top_key]
-                xs += [m.x, float(coords[j, 0]), None]
-                ys += [m.y, float(coords[j, 1]), None]
+            for key in m.top_keys:  # a line to every tool the member retrieved
+                if key in index:
+                    j = index[key]
+                    xs += [m.x, float(coords[j, 0]), None]
+                    ys += [m.y, float(coords[j, 1]), None]
         links = go.Scatter(x=xs, y=ys, mode="lines", line=dict(width=1, color="rgba(53,88,214,0.35)"),
                            hoverinfo="skip", name="retrieves")
         fit = [m.fitness if m.fitness is not None else 0.0 for m in now]

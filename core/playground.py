@@ -26,7 +26,7 @@ class Member:
     x: float
     y: float
     fitness: float | None
-    top_key: str | None
+    top_keys: tuple[str, ...]
 
 
 def trace_events(result: RetrievalResult, kind: str) -> list[dict[str, Any]]:
@@ -45,7 +45,7 @@ def members(result: RetrievalResult, engine: SearchEngine, coords: np.ndarray) -
     placed = place_texts(engine.embed(texts, persist=False), engine.vectors, coords)
     where = {t: placed[i] for i, t in enumerate(texts)}
     fitness = {(f["id"], f["generation"]): f["f"] for f in trace_events(result, "fitness")}
-    top = {r["text"]: (r["keys"] or [None])[0] for r in trace_events(result, "retrieval")}
+    top = {r["text"]: tuple(r["keys"]) for r in trace_events(result, "retrieval")}
     out = []
     for d in described:
         gen = int(d.get("generation", 0))
@@ -53,7 +53,7 @@ def members(result: RetrievalResult, engine: SearchEngine, coords: np.ndarray) -
         # seeds are evaluated in generation 1; later members in the generation after their birth
         evaluated = gen + 1 if any(k[0] == d["id"] for k in fitness) else gen
         out.append(Member(d["id"], gen, d.get("origin", ""), tuple(d.get("parents", [])), d["text"], float(x),
-                          float(y), fitness.get((d["id"], evaluated)), top.get(d["text"])))
+                          float(y), fitness.get((d["id"], evaluated)), top.get(d["text"], ())))
     return out
 
 

@@ -1,0 +1,31 @@
+import math
+
+import numpy as np
+
+from core.playground import members, outcome
+from core.search.engine import SearchEngine
+from core.strategies.registry import make_strategy
+from tests.core.strategies.conftest import ScriptedOperators
+
+
+def test_members_are_placed_with_fitness_and_retrievals(tiny_tools, hashing_embedder):
+    engine = SearchEngine.build(tiny_tools, hashing_embedder)
+    coords = np.random.default_rng(0).normal(size=(len(tiny_tools), 2)).astype(np.float32)
+    res = make_strategy("memetic", engine, context={"operators": ScriptedOperators()}, threshold=5.0).retrieve(
+        "weather forecast", 3)
+    pop = members(res, engine, coords)
+    assert {m.generation for m in pop} == {0, 1, 2}
+    assert all(math.isfinite(m.x) and math.isfinite(m.y) for m in pop)
+    seeds = [m for m in pop if m.origin == "seed"]
+    assert len(seeds) == 6 and all(m.fitness is not None for m in seeds)  # seeds are scored in generation 1
+    keys = {t.key for t in tiny_tools}
+    assert all(set(m.top_keys) <= keys and m.top_keys for m in seeds)
+    lo, hi = coords.min(axis=0), coords.max(axis=0)
+    assert all(lo[0] - 1e-5 <= m.x <= hi[0] + 1e-5 for m in pop)  # interpolated inside the map
+
+
+def test_outcome_scores_against_gold(tiny_tools, hashing_embedder):
+    engine = SearchEngine.build(tiny_tools, hashing_embedder)
+    res = make_strategy("query", engine).retrieve("convert currency amount", 3)
+    o = outcome("query", res, ("convert_currency",), 3)
+    assert o.recall == 1.0 and o.llm_calls == 0
