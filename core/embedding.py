@@ -56,27 +56,43 @@ def resolve_model_path(model_id: str) -> str:
     return model_id
 
 
-class SentenceTransformerEmbedder:
-    """A sentence-transformers model, loaded on first use, on the CPU unless told otherwise."""
+class LazyModel:
+    """A sentence-transformers model loaded once, on first use (keeps ``import core`` instant)."""
 
-    def __init__(self, model_id: str = DEFAULT_MODEL_ID, *, device: str = "cpu") -> None:
+    kind = "model"
+
+    def __init__(self, model_id: str, *, device: str = "cpu") -> None:
         self.model_id = model_id
         self.device = device
         self._model = None
         self._lock = threading.Lock()
 
+    def _build(self, path: str, local: bool):
+        raise NotImplementedError
+
     def _load(self):
         with self._lock:
             if self._model is None:
                 path = resolve_model_path(self.model_id)
-                local = prepare_local_load(path)
-                from sentence_transformers import SentenceTransformer
-
                 try:
-                    self._model = SentenceTransformer(path, device=self.device, local_files_only=local)
+                    self._model = self._build(path, prepare_local_load(path))
                 except Exception as exc:
-                    raise ValueError(f"cannot load embedding model {self.model_id!r} from {path!r}: {exc}") from exc
+                    raise ValueError(f"cannot load {self.kind} {self.model_id!r} from {path!r}: {exc}") from exc
         return self._model
+
+
+class SentenceTransformerEmbedder(LazyModel):
+    """A sentence-transformers model, loaded on first use, on the CPU unless told otherwise."""
+
+    kind = "embedding model"
+
+    def __init__(self, model_id: str = DEFAULT_MODEL_ID, *, device: str = "cpu") -> None:
+        super().__init__(model_id, device=device)
+
+    def _build(self, path: str, local: bool):
+        from sentence_transformers import SentenceTransformer
+
+        return SentenceTransformer(path, device=self.device, local_files_only=local)
 
     @property
     def dim(self) -> int:
