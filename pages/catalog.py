@@ -142,7 +142,7 @@ with tab_io:
                 st.success(f"Imported {report.version.n_tools} tools into **{md_escape(report.version.catalog_name)}** ({what}).")
     st.subheader("Export")
     st.download_button(
-        f"Download {name} v{version.number} as OpenAI tools JSON",
+        f"Download {md_escape(name)} v{version.number} as OpenAI tools JSON",
         data=export_openai_tools(tools),
         file_name=f"{name}-v{version.number}.json",
         mime="application/json",

@@ -31,7 +31,7 @@ info, version = catalog_picker(ws, key="play")
 engine = ensure_engine(ws, version)
 llm = llm_config()
 st.caption("LLM backend: " + ("**offline operators** — deterministic heuristics, not a language model"
-                              if llm.kind == "offline" else f"OpenAI-compatible endpoint `{llm.model}`"))
+                              if llm.kind == "offline" else f"OpenAI-compatible endpoint {md_escape(llm.model or '')}"))
 
 sets = list_query_sets(ws.db, info.name)
 source = st.radio("Query", ["From a query set", "Type one"], horizontal=True, key="play_source",
@@ -42,7 +42,7 @@ if source == "From a query set" and sets:
     queries = load_queries(ws.db, qs.id)
     q = st.selectbox("Query", queries, format_func=lambda q: f"{q.id}: {q.text[:110]}", key="play_query")
     text, gold = q.text, q.gold
-    st.caption("Gold: " + ", ".join(f"`{g}`" for g in gold))
+    st.caption("Gold: " + ", ".join(md_escape(g) for g in gold))
 else:
     text = st.text_input("Your query", "What's 200 dollars in euros, and will it rain in Lisbon tomorrow?",
                          key="play_text")

@@ -78,7 +78,7 @@ sel = pq.selection.rows if pq and pq.selection else []
 if sel:
     qid = base.query_ids[sel[0]]
     st.markdown(f"**{md_escape(qid)}** — {md_escape(base.texts[qid])}")
-    st.caption("Gold: " + ", ".join(base.gold[qid]))
+    st.caption("Gold: " + ", ".join(md_escape(g) for g in base.gold[qid]))
     cols = st.columns(len(scores))
     for col, s in zip(cols, scores, strict=True):
         col.markdown(f"**{md_escape(s.label)}**")
