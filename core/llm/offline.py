@@ -29,7 +29,7 @@ QUESTION = {"what", "what's", "whats", "how", "which", "who", "where", "when", "
 VERB_FOR_QUESTION = "get"
 REQUEST_CUES = QUESTION | {"find", "give", "show", "book", "send", "make", "set", "put", "add", "convert",
                            "translate", "tell", "need", "want", "please", "check", "search", "get", "log", "play",
-                           "order", "remind", "schedule", "compute", "calculate", "solve", "estimate", "list",
+                           "order", "remind", "schedule", "compute", "calculate", "solve", "estimate",
                            "track", "create", "draft", "email", "text", "post", "cancel", "share", "summarise",
                            "summarize", "read", "pull", "turn", "combine", "split", "recommend", "mark", "claim"}
 _LEADS = (r"(?:what|what's|how|is|are|can|could|will|would|do|does|did|which|who|where|when|any|find|give|book|"
@@ -44,14 +44,26 @@ _BACKGROUND = re.compile(r"^(?:i|i'm|i am|i've|i have|i'd|we|we're|we are|we've|
                          r"just|so|well|ok|okay|hi|hello|hey)\b", re.IGNORECASE)
 
 
+_SENTENCE = re.compile(r"(?<=[.;?!])\s+|\s+—\s+")
+
+
+def _has_cue(text: str) -> bool:
+    return "?" in text or bool(set(re.findall(r"[a-z']+", text.lower())) & REQUEST_CUES)
+
+
 def split_intents(query: str) -> list[str]:
-    """Re-Invoke §3.2 done by rule: split on sentences and conjunctions, drop background-only parts."""
-    parts = [p.strip(" ,.;?!—-") for p in _SPLIT.split(query) if p and p.strip(" ,.;?!—-")]
-    parts = [p for p in parts if len(tokenize(p)) >= 1]
+    """Re-Invoke §3.2 done by rule. Sentences that ask for something are kept and background
+    sentences dropped (when any sentence asks); the kept ones are split on conjunctions that
+    start a new request; fragments that are only background chatter are dropped too."""
+    sentences = [x.strip() for x in _SENTENCE.split(query) if x and x.strip(" ,.;?!—-")]
+    asking = [x for x in sentences if _has_cue(x)]
+    parts: list[str] = []
+    for sentence in asking or sentences:
+        parts.extend(p.strip(" ,.;?!—-") for p in _SPLIT.split(sentence) if p and p.strip(" ,.;?!—-"))
+    parts = [p for p in parts if tokenize(p)]
     if not parts:
         return [query.strip()]
-    kept = [p for p in parts
-            if set(re.findall(r"[a-z']+", p.lower())) & REQUEST_CUES or not _BACKGROUND.match(p)]
+    kept = [p for p in parts if _has_cue(p) or not _BACKGROUND.match(p)]
     return kept or parts
 
 
