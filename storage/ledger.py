@@ -5,7 +5,8 @@ API keys are never passed here; the prompt column holds only the messages sent.
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Iterable
+from datetime import UTC, datetime
 
 from sqlalchemy import Column, Text
 from sqlalchemy.engine import Engine
@@ -33,13 +34,23 @@ class LLMCallRow(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+def _aware(when: datetime | None) -> datetime | None:
+    # SQLite hands datetimes back without their zone; every stored time is UTC (utcnow).
+    return when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when
+
+
 def _record(r: LLMCallRow) -> CallRecord:
-    return CallRecord(r.role, r.backend, r.model, r.temperature, r.request_hash, r.prompt, r.response, r.tokens_in,
-                      r.tokens_out, r.latency_s, r.error, r.id, r.run_id)
+    return CallRecord(role=r.role, backend=r.backend, model=r.model, temperature=r.temperature,
+                      request_hash=r.request_hash, prompt=r.prompt, response=r.response, tokens_in=r.tokens_in,
+                      tokens_out=r.tokens_out, latency_s=r.latency_s, error=r.error, id=r.id, run_id=r.run_id,
+                      created_at=_aware(r.created_at))
 
 
 def record_call(engine: Engine, record: CallRecord) -> int:
-    row = LLMCallRow(run_id=record.run_id, role=record.role, backend=record.backend, model=record.model,
+    """Store one call; returns its id (the ``call_id`` a strategy trace points at)."""
+    # VARCHAR limits are enforced by PostgreSQL; a long GGUF path as model name must not fail the run.
+    row = LLMCallRow(run_id=record.run_id, role=record.role[:60], backend=record.backend[:60],
+                     model=record.model[:300],
                      temperature=record.temperature, request_hash=record.request_hash, prompt=record.prompt,
                      response=record.response, tokens_in=record.tokens_in, tokens_out=record.tokens_out,
                      latency_s=record.latency_s, error=record.error)
@@ -60,8 +71,12 @@ def find_replay(engine: Engine, request_hash: str) -> CallRecord | None:
         return _record(row) if row else None
 
 
-def list_calls(engine: Engine, *, run_id: int | None = None, role: str | None = None, ids=None,
+def list_calls(engine: Engine, *, run_id: int | None = None, role: str | None = None,
+               ids: Iterable[int] | None = None,
                limit: int = 500) -> tuple[CallRecord, ...]:
+    """Calls in the order they were made, optionally of one run, one role or the given ids."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be a positive integer, not {limit!r}")
     with Session(engine) as session:
         stmt = select(LLMCallRow).order_by(LLMCallRow.id)
         if run_id is not None:
@@ -74,6 +89,7 @@ def list_calls(engine: Engine, *, run_id: int | None = None, role: str | None = 
 
 
 def count_calls(engine: Engine, *, run_id: int | None = None, errors_only: bool = False) -> int:
+    """How many calls (of one run; only the failed ones with ``errors_only``)."""
     with Session(engine) as session:
         stmt = select(func.count()).select_from(LLMCallRow)
         if run_id is not None:

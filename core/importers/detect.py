@@ -1,40 +1,49 @@
-"""Pick the importer from the content: OpenAPI, a saved MCP tools/list, or OpenAI tools JSON."""
+"""Import a catalog file without being told its format.
+
+OpenAPI when the top level has ``openapi`` or ``swagger``; a saved MCP ``tools/list`` when
+it is a JSON-RPC envelope or its tool entries carry ``inputSchema``; OpenAI tools otherwise.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from core.importers._common import decode, load_json, read_bytes
-from core.importers.mcp_saved import parse_mcp_tools_list
-from core.importers.openai_tools import parse_openai_tools
-from core.importers.openapi import parse_openapi
+from core.importers import mcp_saved, openai_tools, openapi
+from core.importers._common import decode, guarded, load_json_or_yaml, read_file
 from core.models import Tool
 
+_PARSERS = {
+    "openapi": openapi.tools_from_document,
+    "mcp": mcp_saved.tools_from_document,
+    "openai": openai_tools.tools_from_document,
+}
 
-def sniff(text: str, path: str) -> str:
-    """``openapi``, ``mcp`` or ``openai`` for the decoded text."""
-    stripped = text.lstrip()
-    if not (stripped.startswith("{") or stripped.startswith("[")):
-        return "openapi"  # YAML: only OpenAPI documents come as YAML
-    doc = load_json(text, path)
-    if isinstance(doc, dict) and ("openapi" in doc or "swagger" in doc):
-        return "openapi"
-    if isinstance(doc, dict) and ("jsonrpc" in doc or "result" in doc):
-        return "mcp"
-    entries = doc.get("tools") if isinstance(doc, dict) else doc
-    if isinstance(entries, list) and entries and all(isinstance(e, dict) for e in entries):
-        if any("inputSchema" in e for e in entries) and not any("function" in e for e in entries):
+
+def detect_format(doc: Any) -> str:
+    """``"openapi"``, ``"mcp"`` or ``"openai"`` for a parsed document."""
+    if isinstance(doc, dict):
+        if "openapi" in doc or "swagger" in doc:
+            return "openapi"
+        if "tools" not in doc and ("jsonrpc" in doc or "result" in doc or "error" in doc):
+            return "mcp"
+        entries = doc.get("tools")
+    else:
+        entries = doc
+    if isinstance(entries, list):
+        dicts = [e for e in entries if isinstance(e, dict)]
+        if any("inputSchema" in e for e in dicts) and not any("function" in e or "parameters" in e for e in dicts):
             return "mcp"
     return "openai"
 
 
-def load_catalog_bytes(data: bytes, path: str, source: str = "") -> tuple[Tool, ...]:
-    text = decode(data, path)
-    kind = sniff(text, path)
-    parser = {"openapi": parse_openapi, "mcp": parse_mcp_tools_list, "openai": parse_openai_tools}[kind]
-    return parser(text, path, source)
+def load_catalog_bytes(data: bytes | str, path: str, source: str = "") -> tuple[Tool, ...]:
+    """Tools of an uploaded catalog in any supported format (JSON, or YAML for any of them)."""
+    with guarded(path):
+        doc = load_json_or_yaml(decode(data, path), path)
+        return _PARSERS[detect_format(doc)](doc, path, source)
 
 
-def load_catalog_file(path: str | Path, source: str = "") -> tuple[Tool, ...]:
-    path = Path(path)
-    return load_catalog_bytes(read_bytes(path), str(path), source or path.name)
+def load_catalog_file(path: str | Path, source: str | None = None) -> tuple[Tool, ...]:
+    """Read a catalog file in any supported format; ``source`` defaults to the file's name."""
+    return load_catalog_bytes(read_file(path), str(path), Path(path).name if source is None else source)

@@ -1,55 +1,85 @@
-"""Queries JSONL: one ``{id, query, gold, split}`` object per line."""
+"""Queries JSONL: one ``{"id", "query", "gold", "split"}`` object per line."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
+from pathlib import Path
+from typing import Any
 
-from core.importers._common import MAX_DESCRIPTION_CHARS, decode, text_field
+from core.importers._common import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_NAME_CHARS,
+    decode,
+    guarded,
+    kind,
+    load_json,
+    read_file,
+    text_field,
+)
 from core.importers.errors import CatalogImportError
 from core.models import Query
 
 
+def _gold(value: Any, path: str, line: int, known: set[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise CatalogImportError(path, f"must be a list of tool keys, not {kind(value)}", record=line, field="gold")
+    keys = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise CatalogImportError(path, f"must be a list of tool keys; item {i + 1} is {kind(item)}",
+                                     record=line, field="gold")
+        keys.append(text_field(item, path, line, "gold", required=True, limit=MAX_NAME_CHARS))
+    if known is not None:
+        unknown = [k for k in keys if k not in known]
+        if unknown:
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            raise CatalogImportError(path, f"{unknown[0]!r} is not a tool of the catalog{more}", record=line,
+                                     field="gold")
+    return tuple(dict.fromkeys(keys))
+
+
 def parse_queries_jsonl(data: bytes | str, path: str = "<upload>",
                         known_keys: Collection[str] | None = None) -> tuple[Query, ...]:
-    """Every query of the file (blank lines skipped), or an error naming the line and field."""
-    text = decode(data, path)
-    out: list[Query] = []
-    seen: dict[str, int] = {}
-    known = set(known_keys) if known_keys is not None else None
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CatalogImportError(path, f"invalid JSON at column {exc.colno}: {exc.msg}", record=line_no) from None
-        except RecursionError:
-            raise CatalogImportError(path, "JSON nested too deeply", record=line_no) from None
-        if not isinstance(obj, dict):
-            raise CatalogImportError(path, f"must be an object, got {type(obj).__name__}", record=line_no)
-        qid = obj.get("id")
-        if isinstance(qid, bool) or not isinstance(qid, (str, int)):
-            raise CatalogImportError(path, "missing or not a string/integer", record=line_no, field="id")
-        qid = text_field(str(qid), path, line_no, "id", required=True, limit=500)
-        if qid in seen:
-            raise CatalogImportError(path, f"duplicate id {qid!r} (also line {seen[qid]})", record=line_no, field="id")
-        seen[qid] = line_no
-        query = text_field(obj.get("query", obj.get("text")), path, line_no, "query", required=True,
-                           limit=MAX_DESCRIPTION_CHARS)
-        gold = obj.get("gold", [])
-        if isinstance(gold, str):
-            gold = [gold]
-        if not isinstance(gold, list) or not all(isinstance(g, str) for g in gold):
-            raise CatalogImportError(path, "must be a list of tool keys", record=line_no, field="gold")
-        if known is not None:
-            unknown = [g for g in gold if g not in known]
-            if unknown:
-                raise CatalogImportError(path, f"{unknown[0]!r} is not a tool of the catalog", record=line_no,
-                                         field="gold")
-        split = obj.get("split", "")
-        split = text_field(split if split is not None else "", path, line_no, "split", required=False, limit=200)
-        out.append(Query(qid, query, tuple(dict.fromkeys(gold)), split))
-    if not out:
-        raise CatalogImportError(path, "no queries in the file")
-    return tuple(out)
+    """Every query of a JSONL file, or a :class:`CatalogImportError` naming the line and field.
+
+    Blank lines are skipped; ``record`` in errors is the physical line number. Fields other
+    than id/query/gold/split (``gold_alternatives`` among them) are ignored.
+    """
+    with guarded(path):
+        text = decode(data, path)
+        known = set(known_keys) if known_keys is not None else None
+        queries: list[Query] = []
+        first_line: dict[str, int] = {}
+        # Split on "\n" only: str.splitlines() would also break on U+2028 and friends, which JSON
+        # allows unescaped inside strings.
+        for line_no, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            obj = load_json(line, path, record=line_no)
+            if not isinstance(obj, dict):
+                raise CatalogImportError(path, f"must be an object, not {kind(obj)}", record=line_no)
+            raw_id = obj.get("id")
+            if raw_id is None:
+                raise CatalogImportError(path, "missing", record=line_no, field="id")
+            if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
+                raise CatalogImportError(path, f"must be a string or an integer, not {kind(raw_id)}",
+                                         record=line_no, field="id")
+            qid = text_field(str(raw_id), path, line_no, "id", required=True, limit=MAX_NAME_CHARS)
+            if qid in first_line:
+                raise CatalogImportError(path, f"duplicate id {qid!r} (also line {first_line[qid]})",
+                                         record=line_no, field="id")
+            first_line[qid] = line_no
+            query = text_field(obj.get("query"), path, line_no, "query", required=True, limit=MAX_DESCRIPTION_CHARS)
+            gold = _gold(obj.get("gold"), path, line_no, known)
+            split = text_field(obj.get("split"), path, line_no, "split", required=False, limit=MAX_NAME_CHARS)
+            queries.append(Query(id=qid, text=query, gold=gold, split=split))
+        return tuple(queries)
+
+
+def load_queries_jsonl(path: str | Path, known_keys: Collection[str] | None = None) -> tuple[Query, ...]:
+    """Read and parse a queries JSONL file."""
+    return parse_queries_jsonl(read_file(path), str(path), known_keys)

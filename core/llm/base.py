@@ -1,9 +1,12 @@
-"""Types shared by every backend and role."""
+"""Types shared by every backend and role: replies, errors, role outcomes, ledger records."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from datetime import datetime
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
 
@@ -13,31 +16,46 @@ class LLMError(Exception):
 
 
 class LLMTimeout(LLMError):
-    pass
+    """No answer within the backend's timeout."""
 
 
 class LLMRateLimited(LLMError):
-    pass
+    """The endpoint kept answering 429 after every retry."""
 
 
 class LLMServerError(LLMError):
-    pass
+    """5xx answers or an unreachable endpoint after every retry."""
+
+
+class LLMRejected(LLMError):
+    """The endpoint refused the request (4xx other than 429): wrong model, bad key, bad parameters."""
 
 
 class LLMBadResponse(LLMError):
-    pass
+    """An answer arrived but could not be read (bad HTTP body, or a malformed role answer)."""
 
 
 @dataclass(frozen=True)
 class ChatReply:
+    """One chat answer. ``cached`` is True when it came from the ledger instead of the endpoint."""
+
     text: str
     model: str
     tokens_in: int = 0
     tokens_out: int = 0
     cached: bool = False
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"ChatReply.text must be a string, not {type(self.text).__name__}")
+        if self.tokens_in < 0 or self.tokens_out < 0:
+            raise ValueError("ChatReply.tokens_in and tokens_out must be >= 0")
 
+
+@runtime_checkable
 class ChatBackend(Protocol):
+    """A chat endpoint. ``chat`` raises :class:`LLMError` subclasses, nothing else."""
+
     name: str
     model: str
 
@@ -49,16 +67,22 @@ class ChatBackend(Protocol):
 class RoleCall(Generic[T]):
     """The outcome of one role call: its value (None on failure) and the ledger id of the call."""
 
-    role: str
     value: T | None
     call_id: int | None = None
     ok: bool = True
     error: str | None = None
+    role: str = ""
+
+    def __post_init__(self) -> None:
+        if self.ok and self.error is not None:
+            raise ValueError("RoleCall.error must be None when ok is True")
+        if not self.ok and not self.error:
+            raise ValueError("RoleCall.error must say what went wrong when ok is False")
 
 
 @dataclass(frozen=True)
 class CallRecord:
-    """What the ledger keeps of a call. Never holds an API key."""
+    """What the ledger keeps of one call. It never holds an API key: only the messages sent."""
 
     role: str
     backend: str
@@ -73,4 +97,18 @@ class CallRecord:
     error: str | None = None
     id: int | None = None
     run_id: int | None = None
-    extra: dict[str, Any] | None = None
+    created_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if not self.role:
+            raise ValueError("CallRecord.role must not be empty")
+        if len(self.request_hash) != 64:
+            raise ValueError("CallRecord.request_hash must be a 64-character sha256 hex digest")
+
+
+def request_hash(backend: str, model: str, role: str, temperature: float, seed: int | None, payload: Any) -> str:
+    """Identity of a request for replay: sha256 of backend, model, role, temperature, seed and messages."""
+    # Rounding keeps 0.7 and 0.7000000001 (from temperature schedules) the same request.
+    blob = json.dumps([backend, model, role, round(float(temperature), 4), seed, payload], sort_keys=True,
+                      ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()

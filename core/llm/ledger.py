@@ -2,37 +2,39 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from dataclasses import replace
-from typing import Any, Protocol
+from datetime import UTC, datetime
+from typing import Any, Protocol, runtime_checkable
 
-from core.llm.base import CallRecord
+from core.llm.base import CallRecord, request_hash
 
-
-def request_hash(backend: str, model: str, role: str, temperature: float, seed: int | None, payload: Any) -> str:
-    """Identity of a request for replay: same backend, model, role, temperature, seed and prompt."""
-    blob = json.dumps([backend, model, role, round(float(temperature), 4), seed, payload], sort_keys=True,
-                      ensure_ascii=False, default=str)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+__all__ = ["Ledger", "MemoryLedger", "SqlLedger", "request_hash"]
 
 
+@runtime_checkable
 class Ledger(Protocol):
-    def record(self, record: CallRecord) -> int: ...
+    def record(self, record: CallRecord) -> int:
+        """Store a call; returns its id."""
+        ...
 
-    def find(self, request_hash: str) -> CallRecord | None: ...
+    def find(self, request_hash: str) -> CallRecord | None:
+        """The latest successful call with this request hash (replay), or None."""
+        ...
 
 
 class MemoryLedger:
-    def __init__(self) -> None:
+    """A list of records, for notebooks and tests. Thread-safe: population calls record concurrently."""
+
+    def __init__(self, run_id: int | None = None) -> None:
+        self.run_id = run_id
         self.records: list[CallRecord] = []
         self._lock = threading.Lock()
 
     def record(self, record: CallRecord) -> int:
         with self._lock:
             rid = len(self.records) + 1
-            self.records.append(replace(record, id=rid))
+            self.records.append(replace(record, id=rid, run_id=self.run_id, created_at=datetime.now(UTC)))
             return rid
 
     def find(self, request_hash: str) -> CallRecord | None:
@@ -44,7 +46,7 @@ class MemoryLedger:
 
 
 class SqlLedger:
-    """Ledger rows in the store, tagged with the run they belong to."""
+    """Ledger rows in the store (``storage.ledger``), tagged with the run they belong to."""
 
     def __init__(self, engine: Any, run_id: int | None = None) -> None:
         self.engine = engine

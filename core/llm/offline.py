@@ -1,10 +1,11 @@
 """Offline operators: deterministic, seeded heuristics that stand in for an LLM.
 
-They are not an LLM and are never presented as one. They make every strategy runnable
-with no network and no cost: pseudo-tools from the query's action and object words,
-Rocchio-style refinement toward exemplar vocabulary, mutation by swapping words for
-catalog-vocabulary neighbours at a rate set by temperature, clause crossover, intent
-splitting on conjunctions and sentences, and synthetic queries from parameter schemas.
+They are not an LLM and are never presented as one (``name = "offline"``). They make every strategy
+runnable with no network and no cost: pseudo-tools from the query's action and object words,
+Rocchio-style refinement toward exemplar vocabulary, mutation by swapping words for catalog-vocabulary
+neighbours at a rate set by temperature, clause crossover, intent splitting on conjunctions and
+sentences, synthetic queries from parameter schemas. Each call draws from its own ``random.Random``
+seeded by (seed, role, inputs), so results do not depend on the order concurrent calls run in.
 Every call is recorded in the ledger like a model call (backend ``offline``).
 """
 
@@ -15,79 +16,73 @@ import json
 import random
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.llm.base import CallRecord, RoleCall
-from core.llm.ledger import Ledger, request_hash
+from core.llm.base import CallRecord, RoleCall, request_hash
+from core.llm.heuristics import (
+    blurb_body,
+    clauses,
+    describe,
+    parse_tool_doc,
+    sentence,
+    split_intents,
+    terms,
+    verb_phrase,
+)
+from core.llm.ledger import Ledger
 from core.llm.vocabulary import CatalogVocabulary
-from core.search.tokenize import tokenize
 
-MODEL = "heuristics-v1"
-QUESTION = {"what", "what's", "whats", "how", "which", "who", "where", "when", "is", "are", "do", "does", "did",
-            "can", "could", "will", "would", "should", "any", "was"}
-VERB_FOR_QUESTION = "get"
-REQUEST_CUES = QUESTION | {"find", "give", "show", "book", "send", "make", "set", "put", "add", "convert",
-                           "translate", "tell", "need", "want", "please", "check", "search", "get", "log", "play",
-                           "order", "remind", "schedule", "compute", "calculate", "solve", "estimate",
-                           "track", "create", "draft", "email", "text", "post", "cancel", "share", "summarise",
-                           "summarize", "read", "pull", "turn", "combine", "split", "recommend", "mark", "claim"}
-_LEADS = (r"(?:what|what's|how|is|are|can|could|will|would|do|does|did|which|who|where|when|any|find|give|book|"
-          r"send|set|convert|translate|tell|show|get|make|add|remind|log|play|order|check|search|estimate|list|"
-          r"track|create|draft|post|cancel|share|summari[sz]e|read|pull|turn|combine|split|recommend|mark|claim|"
-          r"compute|calculate|solve|put|email|text)\b")
-_SPLIT = re.compile(r"(?:[.;?!]\s+|\s+—\s+|,?\s+and also\s+|,?\s+and then\s+|,?\s+then\s+|,\s+and\s+|,\s+also\s+|"
-                    r"\s+and\s+(?=" + _LEADS + r")|,\s+(?=" + _LEADS + r"))", re.IGNORECASE)
+__all__ = ["OfflineOperators", "mutation_rate", "split_intents"]
 
+MODEL = "heuristics-v2"
+JUDGE_COVERAGE = 0.6  # share of the query's terms the exemplars must contain to call them sufficient
+MAX_WORDS = 60  # refined descriptions stop growing here (embedders truncate long inputs anyway)
 
-_BACKGROUND = re.compile(r"^(?:i|i'm|i am|i've|i have|i'd|we|we're|we are|we've|my|our|it's|it is|there's|"
-                         r"just|so|well|ok|okay|hi|hello|hey)\b", re.IGNORECASE)
+# Request templates in our own words; {vp} is a verb phrase ("convert money"), {p}/{p2} parameter names,
+# {v} an enum value (templates with {v} are used only when the schema has enums).
+_SYNTHETIC_TEMPLATES = (
+    "I need to {vp}", "Can you {vp} for me?", "Please {vp}", "How do I {vp}?", "{Vp}", "I want to {vp}",
+    "Help me {vp} given a {p}", "Which tool can {vp} for my {p}?", "{Vp} — I have the {p} ready",
+    "Quick: {vp}", "Is there a way to {vp}?", "I'd like to {vp} using {p} and {p2}", "{Vp} with {p} set to {v}",
+    "Show me how to {vp} for {v}", "Could you {vp}? The {p} is known",
+)
+# Words of our own description frame: never treated as drift by refinement.
+_FRAME = frozenset({"tool", "example", "request", "related"})
 
 
-_SENTENCE = re.compile(r"(?<=[.;?!])\s+|\s+—\s+")
-
-
-def _has_cue(text: str) -> bool:
-    return "?" in text or bool(set(re.findall(r"[a-z']+", text.lower())) & REQUEST_CUES)
-
-
-def split_intents(query: str) -> list[str]:
-    """Re-Invoke §3.2 done by rule. Sentences that ask for something are kept and background
-    sentences dropped (when any sentence asks); the kept ones are split on conjunctions that
-    start a new request; fragments that are only background chatter are dropped too."""
-    sentences = [x.strip() for x in _SENTENCE.split(query) if x and x.strip(" ,.;?!—-")]
-    asking = [x for x in sentences if _has_cue(x)]
-    parts: list[str] = []
-    for sentence in asking or sentences:
-        parts.extend(p.strip(" ,.;?!—-") for p in _SPLIT.split(sentence) if p and p.strip(" ,.;?!—-"))
-    parts = [p for p in parts if tokenize(p)]
-    if not parts:
-        return [query.strip()]
-    kept = [p for p in parts if _has_cue(p) or not _BACKGROUND.match(p)]
-    return kept or parts
-
-
-def _sentence(text: str) -> str:
-    text = re.sub(r"\s+", " ", text).strip(" ,;")
-    return (text[0].upper() + text[1:]) if text else text
+def mutation_rate(temperature: float) -> float:
+    """Share of content words swapped for a catalog neighbour: 0.15 per unit of temperature, at most 0.9
+    (τ = 1.5, FitText's scatter and memetic temperature, swaps about a fifth of the words)."""
+    return min(0.9, max(0.0, 0.15 * float(temperature)))
 
 
 class OfflineOperators:
+    """The :class:`core.llm.roles.Operators` roles by rule; instant, deterministic for a given seed."""
+
     name = "offline"
     model = MODEL
 
     def __init__(self, vocabulary: CatalogVocabulary, *, seed: int = 0, ledger: Ledger | None = None) -> None:
+        if not isinstance(vocabulary, CatalogVocabulary):
+            raise TypeError(f"vocabulary must be a CatalogVocabulary, not {type(vocabulary).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an integer, not {seed!r}")
         self.vocab = vocabulary
-        self.seed = int(seed)
+        self.seed = seed
         self.ledger = ledger
 
-    # -- plumbing -------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"OfflineOperators(seed={self.seed}, vocabulary={self.vocab.n_docs} docs)"
+
+    # -- plumbing ---------------------------------------------------------------------------------
 
     def _rng(self, role: str, payload: Any) -> random.Random:
         blob = json.dumps([self.seed, role, payload], sort_keys=True, default=str).encode()
-        return random.Random(int.from_bytes(hashlib.sha256(blob).digest()[:8], "little"))
+        return random.Random(int.from_bytes(hashlib.sha256(blob).digest()[:8], "little"))  # noqa: S311
 
-    def _call(self, role: str, payload: dict[str, Any], fn, temperature: float = 0.0) -> RoleCall:
+    def _call(self, role: str, payload: dict[str, Any], fn: Callable[[random.Random], Any],
+              temperature: float = 0.0) -> RoleCall:
         start = time.perf_counter()
         error = None
         try:
@@ -97,194 +92,224 @@ class OfflineOperators:
         call_id = None
         if self.ledger is not None:
             call_id = self.ledger.record(CallRecord(
-                role=role, backend=self.name, model=self.model, temperature=temperature,
+                role=role, backend=self.name, model=self.model, temperature=float(temperature),
                 request_hash=request_hash(self.name, self.model, role, temperature, self.seed, payload),
                 prompt=json.dumps(payload, ensure_ascii=False, default=str),
                 response=json.dumps(value, ensure_ascii=False, default=str), latency_s=time.perf_counter() - start,
                 error=error))
-        return RoleCall(role, value, call_id, error is None, error)
+        return RoleCall(value=value, call_id=call_id, ok=error is None, error=error, role=role)
 
-    # -- term helpers ---------------------------------------------------------------------------
+    # -- term helpers -----------------------------------------------------------------------------
 
-    def _distinctive(self, texts: Sequence[str], exclude: set[str], limit: int, weights=None) -> list[str]:
+    def _distinctive(self, texts: Sequence[str], exclude: set[str], limit: int,
+                     weights: Sequence[float] | None = None) -> list[str]:
         score: dict[str, float] = {}
         for i, text in enumerate(texts):
             w = weights[i] if weights else 1.0
-            for term in set(tokenize(text)):
+            for term in set(terms(text)):
                 if term not in exclude:
                     score[term] = score.get(term, 0.0) + w * self.vocab.idf(term)
         return [t for t, _ in sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
 
-    def _describe(self, intent: str) -> str:
-        words = tokenize(intent)
-        raw_first = (re.findall(r"[a-z']+", intent.lower()) or [""])[0]
-        verb = VERB_FOR_QUESTION if raw_first in QUESTION or not words else words[0]
-        objects = [w for w in words if w != verb and not w.isdigit()][:8] or words
-        request = re.sub(r"\s+", " ", intent).strip(" ?.!")
-        return _sentence(f"{verb} {' '.join(objects)}: {request[:1].lower() + request[1:]}") + "."
+    def _swap(self, text: str, rng: random.Random, rate: float, avoid: frozenset[str] = frozenset(),
+              force: bool = False) -> str:
+        """Content words swapped for catalog neighbours with probability ``rate``; with ``force`` at
+        least one swap when any word can be swapped, so a child never silently equals its parent."""
+        words = re.findall(r"[A-Za-z]+|[^A-Za-z]+", text)
+        slots = [i for i, w in enumerate(words) if terms(w) and self._options(w, avoid)]
+        chosen = {i for i in slots if rng.random() < rate}
+        if force and rate > 0 and slots and not chosen:
+            chosen = {rng.choice(slots)}
+        for i in sorted(chosen):
+            words[i] = rng.choice(self._options(words[i], avoid)[:4])
+        return "".join(words)
 
-    def _mutate_text(self, text: str, rng: random.Random, rate: float, avoid: set[str] = frozenset()) -> str:
-        def swap(m: re.Match) -> str:
-            word = m.group(0)
-            low = word.lower()
-            options = [n for n in self.vocab.neighbours.get(low, ()) if n not in avoid]
-            if low in tokenize(low) and options and rng.random() < rate:
-                return rng.choice(options[:4])
-            return word
-        return re.sub(r"[A-Za-z]+", swap, text)
+    def _options(self, word: str, avoid: frozenset[str]) -> list[str]:
+        return [n for n in self.vocab.neighbours.get(word.lower(), ()) if n not in avoid]
 
-    @staticmethod
-    def _clauses(text: str) -> list[str]:
-        return [c.strip() for c in re.split(r"[.;:]\s+|,\s+|\s+and\s+", text) if c.strip()]
+    def _refined(self, ancestor: str, current: str, exemplars: Sequence[str], query: str,
+                 temperature: float) -> str:
+        q = set(terms(query)) | set(terms(ancestor))
+        weights = [len(q & set(terms(e))) / (len(q) or 1) for e in exemplars]
+        relevant = [(e, w) for e, w in zip(exemplars, weights, strict=True) if w > 0]
+        if not relevant:
+            return current
+        known = q | _FRAME | {t for e in exemplars for t in terms(e)}
+        core = current.split(" Related:")[0]
+        # Rocchio's negative side: words neither the request nor any real tool uses are drift.
+        core = re.sub(r"[A-Za-z]+", lambda m: m.group(0) if not terms(m.group(0)) or terms(m.group(0))[0] in known
+                      else "", core)
+        core = re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", core))
+        core = re.sub(r"([.;:,])(?:\s*[.;:,])+", r"\1", core).strip(" ,;:.") or ancestor.rstrip(". ")
+        best = max(relevant, key=lambda ew: ew[1])[0]
+        borrowed = (clauses(blurb_body(best)) or [""])[0]
+        if borrowed and not set(terms(borrowed)) <= set(terms(core)):
+            core = f"{core}; {borrowed[:1].lower() + borrowed[1:]}"
+        add = self._distinctive([e for e, _ in relevant], set(terms(core)), 2 + int(2 * temperature),
+                                [w for _, w in relevant])
+        text = sentence(core) + "." + (f" Related: {', '.join(add)}." if add else "")
+        words = text.split()
+        return text if len(words) <= MAX_WORDS else " ".join(words[:MAX_WORDS]).rstrip(",;") + "."
 
-    # -- roles ----------------------------------------------------------------------------------
+    # -- roles ------------------------------------------------------------------------------------
 
     def pseudo_tools(self, query: str, *, max_tools: int = 3, temperature: float = 0.7) -> RoleCall:
-        """FitText §4.2: one pseudo-tool description per intent, from its action and object words."""
+        """FitText §4.2 by rule: one "Tool that <verb>s <object>" description per intent of the query."""
         return self._call("pseudo_tools", {"query": query, "max_tools": max_tools},
-                          lambda rng: [self._describe(i) for i in split_intents(query)[:max_tools]], temperature)
+                          lambda rng: [describe(i) for i in split_intents(query)[:max_tools]], temperature)
 
     def refine(self, ancestor: str, current: str, exemplars: Sequence[str], query: str, *,
                temperature: float = 0.7) -> RoleCall:
-        """FitText Alg. 3 step 7, Rocchio-style: the lineage's anchor plus the distinctive words of the
-        exemplars that share words with the query (weighted by that overlap). Anchoring on the
-        ancestor, not on the last rewrite, keeps several turns from drifting away from the intent."""
-        def run(rng):
-            q = set(tokenize(query)) | set(tokenize(ancestor))
-            weights = [len(q & set(tokenize(e))) / (len(q) or 1) for e in exemplars]
-            relevant = [(e, w) for e, w in zip(exemplars, weights, strict=True) if w > 0]
-            if not relevant:
-                return current
-            keep = set(tokenize(ancestor)) | set(tokenize(current))
-            add = self._distinctive([e for e, _ in relevant], keep, 2 + int(temperature * 2),
-                                    [w for _, w in relevant])
-            base = ancestor.rstrip(". ")
-            return _sentence(f"{base}. Related: {', '.join(add)}") + "." if add else current
+        """FitText Alg. 3 step 7 (Eq. 11) and Alg. 1 step 14, Rocchio-style: drop words found in neither
+        the request nor the exemplars, borrow the leading clause of the exemplar closest to the request,
+        add the exemplars' distinctive terms weighted by their overlap with the request. Unchanged when
+        no exemplar shares a word with the request."""
         return self._call("refine", {"ancestor": ancestor, "current": current, "exemplars": list(exemplars),
-                                     "query": query}, run, temperature)
+                                     "query": query},
+                          lambda rng: self._refined(ancestor, current, exemplars, query, temperature), temperature)
 
     def refine_all(self, descriptions: Sequence[str], exemplars: Sequence[str], query: str, *,
                    temperature: float = 0.7) -> RoleCall:
-        """FitText Alg. 4 step 10: every description refined against the shared exemplar pool."""
-        def run(rng):
-            return [self.refine(d, d, exemplars, query, temperature=temperature).value for d in descriptions]
+        """FitText Alg. 4 step 10 (Eq. 13): every description refined against the shared exemplar pool."""
+        def run(rng: random.Random) -> list[str]:
+            out = [self._refined(d, d, exemplars, query, temperature) for d in descriptions]
+            return list(dict.fromkeys(d for d in out if d))
         return self._call("refine_all", {"descriptions": list(descriptions), "exemplars": list(exemplars),
                                          "query": query}, run, temperature)
 
     def judge_sufficiency(self, query: str, exemplars: Sequence[str]) -> RoleCall:
-        """FitText Alg. 4 step 7 by rule: sufficient when the exemplars cover ≥ 60 % of the query's words."""
-        def run(rng):
-            q = set(tokenize(query))
-            covered = q & {t for e in exemplars for t in tokenize(e)}
-            return bool(q) and len(covered) / len(q) >= 0.6
+        """FitText Alg. 4 step 7 by rule: sufficient when the exemplars contain ≥ 60 % of the query's terms."""
+        def run(rng: random.Random) -> bool:
+            q = set(terms(query))
+            covered = q & {t for e in exemplars for t in terms(e)}
+            return bool(q) and len(covered) / len(q) >= JUDGE_COVERAGE
         return self._call("judge_sufficiency", {"query": query, "exemplars": list(exemplars)}, run)
 
-    def scatter(self, ancestor: str, exemplars: Sequence[str], *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
-        """FitText Eq. 14: a diverse child — the ancestor mutated at τ, crossed with one exemplar's clause."""
-        def run(rng):
-            base = self._mutate_text(ancestor, rng, min(0.9, 0.15 * temperature))
+    def scatter(self, ancestor: str, exemplars: Sequence[str], *, temperature: float = 1.5,
+                nonce: int = 0) -> RoleCall:
+        """FitText Eq. 14 by rule: the ancestor with words swapped at ``mutation_rate(τ)``, joined with one
+        clause of a randomly drawn exemplar."""
+        def run(rng: random.Random) -> str:
+            base = self._swap(ancestor, rng, mutation_rate(temperature), force=True).rstrip(". ")
             if exemplars:
-                clause = rng.choice(self._clauses(rng.choice(list(exemplars))) or [""])
-                return _sentence(f"{base.rstrip('.')}; {clause}") + "."
-            return base
+                clause = rng.choice(clauses(blurb_body(rng.choice(list(exemplars)))) or [""])
+                if clause and clause.lower() not in base.lower():
+                    base = f"{base}; {clause[:1].lower() + clause[1:]}"
+            return sentence(base) + "."
         return self._call("scatter", {"ancestor": ancestor, "exemplars": list(exemplars), "nonce": nonce}, run,
                           temperature)
 
-    def seed_population(self, ancestor: str, exemplars: Sequence[str], n: int, *, temperature: float = 1.5) -> RoleCall:
-        """FitText Alg. 6: n variants of the ancestor, each steered toward a different exemplar."""
-        def run(rng):
+    def seed_population(self, ancestor: str, exemplars: Sequence[str], n: int, *,
+                        temperature: float = 1.5) -> RoleCall:
+        """FitText Alg. 6 by rule: the ancestor plus n − 1 variants, each mutated and steered toward a
+        different exemplar's leading clause (distinct members; fewer only when no variant is left)."""
+        def run(rng: random.Random) -> list[str]:
             out = [ancestor]
-            for i in range(1, n):
-                mutated = self._mutate_text(ancestor, rng, min(0.9, 0.15 * temperature))
+            for attempt in range(1, 4 * max(n, 1)):
+                if len(out) >= n:
+                    break
+                variant = self._swap(ancestor, rng, mutation_rate(temperature), force=True).rstrip(". ")
                 if exemplars:
-                    clause = (self._clauses(exemplars[i % len(exemplars)]) or [""])[0]
-                    mutated = f"{mutated.rstrip('.')}; {clause}"
-                out.append(_sentence(mutated) + ("" if mutated.endswith(".") else "."))
-            return list(dict.fromkeys(out))[:n]
+                    clause = (clauses(blurb_body(exemplars[attempt % len(exemplars)])) or [""])[0]
+                    variant = f"{variant}; {clause[:1].lower() + clause[1:]}" if clause else variant
+                variant = sentence(variant) + "."
+                if variant not in out:
+                    out.append(variant)
+            return out[:n]
         return self._call("seed_population", {"ancestor": ancestor, "exemplars": list(exemplars), "n": n}, run,
                           temperature)
 
     def crossover(self, a: str, b: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
-        """Clause crossover: the first clause of one parent joined with clauses drawn from the other."""
-        def run(rng):
-            ca, cb = self._clauses(a), self._clauses(b)
+        """Clause crossover: the first clause of one parent joined with clauses drawn from the other
+        (two of them above τ = 1)."""
+        def run(rng: random.Random) -> str:
+            ca, cb = clauses(a), clauses(b)
             if not ca or not cb:
                 return a or b
             first, second = (ca, cb) if rng.random() < 0.5 else (cb, ca)
             picked = [first[0]] + rng.sample(second, min(len(second), 1 + int(temperature > 1.0)))
-            return _sentence("; ".join(dict.fromkeys(picked))) + "."
+            return sentence("; ".join(dict.fromkeys(picked))) + "."
         return self._call("crossover", {"a": a, "b": b, "ancestor": ancestor, "nonce": nonce}, run, temperature)
 
     def mutate(self, description: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
-        """Word swaps for catalog-vocabulary neighbours; the swap rate is min(0.9, 0.15·τ)."""
+        """Word swaps for catalog-vocabulary neighbours at ``mutation_rate(τ)`` (at least one when τ > 0)."""
         return self._call("mutate", {"description": description, "ancestor": ancestor, "nonce": nonce},
-                          lambda rng: self._mutate_text(description, rng, min(0.9, 0.15 * temperature)), temperature)
+                          lambda rng: self._swap(description, rng, mutation_rate(temperature), force=True),
+                          temperature)
 
     def guided_mutate(self, description: str, low_tools: Sequence[str], *, temperature: float = 1.5,
                       nonce: int = 0) -> RoleCall:
-        """FitText Eq. 21 by rule: drop words the weak retrieved tools share with the description, then mutate."""
-        def run(rng):
-            weak = {t for blurb in low_tools for t in tokenize(blurb)}
-            keep = [w for w in re.findall(r"\S+", description) if w.lower().strip(".,;:") not in weak]
-            text = " ".join(keep) or description
-            return self._mutate_text(text, rng, min(0.9, 0.1 * temperature), avoid=weak)
+        """FitText Eq. 21 by rule: words the description shares with the weak retrieved tools are what
+        pulled them in, so they are swapped for neighbours the weak tools do not use (more eagerly than
+        plain mutation); other words mutate at the usual rate."""
+        def run(rng: random.Random) -> str:
+            weak = frozenset(t for blurb in low_tools for t in terms(blurb))
+            eager = min(0.9, 0.3 + mutation_rate(temperature))
+            words = re.findall(r"[A-Za-z]+|[^A-Za-z]+", description)
+            for i, w in enumerate(words):
+                options = self._options(w, weak)
+                shared = bool(terms(w)) and terms(w)[0] in weak
+                if options and rng.random() < (eager if shared else mutation_rate(temperature)):
+                    words[i] = rng.choice(options[:4])
+            child = "".join(words)
+            if child == description:
+                # No neighbour to move to: drop the shared word most specific to the weak tools instead.
+                shared = [i for i, w in enumerate(words) if terms(w) and terms(w)[0] in weak]
+                if len(shared) > 1:
+                    drop = max(shared, key=lambda i: (self.vocab.idf(terms(words[i])[0]), -i))
+                    child = re.sub(r"\s{2,}", " ", "".join(w for i, w in enumerate(words) if i != drop)).strip()
+            return child
         return self._call("guided_mutate", {"description": description, "low_tools": list(low_tools),
                                             "nonce": nonce}, run, temperature)
 
     def score_retrieval(self, query: str, blurbs: Sequence[str]) -> RoleCall:
-        """The LLM_score of FitText Eq. 15 by rule: how much of the query the top-3 tools' words cover."""
-        def run(rng):
-            q = set(tokenize(query))
+        """The LLM_score of FitText Eq. 15 by rule: mean share of the query's terms covered by each of the
+        (up to) three best-covering tools, in [0, 1]."""
+        def run(rng: random.Random) -> float:
+            q = set(terms(query))
             if not q or not blurbs:
                 return 0.0
-            covers = sorted((len(q & set(tokenize(b))) / len(q) for b in blurbs), reverse=True)[:3]
+            covers = sorted((len(q & set(terms(b))) / len(q) for b in blurbs), reverse=True)[:3]
             return round(sum(covers) / len(covers), 4)
         return self._call("score_retrieval", {"query": query, "blurbs": list(blurbs)}, run)
 
     def synthetic_queries(self, tool_doc: str, m: int, *, temperature: float = 0.7) -> RoleCall:
-        """Re-Invoke §3.1 by template: user requests built from the tool's name, description and parameters."""
-        def run(rng):
-            name, _, rest = tool_doc.partition(":")
-            desc, _, params = rest.partition(" Parameters:")
-            action = " ".join(tokenize(name)) or name
-            clause = (self._clauses(desc) or [desc])[0].strip().rstrip(".")
-            clause = clause[:1].lower() + clause[1:]
-            pnames = [p.strip().replace("_", " ") for p in params.split(",") if p.strip()]
-            templates = [
-                "I need to {action}", "Can you {action} for me?", "Please {clause}", "How do I {action}?",
-                "{Clause}", "I want something that {clause}", "Help me {action} given a {p}",
-                "What tool would {action} with my {p}?", "{Action} — I have the {p} ready", "Quick: {clause}",
-                "Is there a way to {action}?", "I'd like to {action} using {p} and {p2}",
-            ]
+        """Re-Invoke §3.1 by template: requests built from the tool's first description clause (as a verb
+        phrase), parameter names and enum values (from OpenAI tool JSON, or ``name: description Parameters:
+        …``). Up to ``m`` distinct requests; fewer only when the templates run out."""
+        def run(rng: random.Random) -> list[str]:
+            doc = parse_tool_doc(tool_doc)
+            vp = verb_phrase((clauses(doc.description) or [""])[0] or " ".join(terms(doc.name)) or "use this tool")
+            params = [p.replace("_", " ") for p in doc.parameters] or ["details"]
+            values = [v for vs in doc.enums.values() for v in vs]
+            templates = [t for t in _SYNTHETIC_TEMPLATES if values or "{v}" not in t]
             out: list[str] = []
-            order = list(range(len(templates)))
-            rng.shuffle(order)
-            for i in order:
-                p = rng.choice(pnames) if pnames else "details"
-                p2 = rng.choice(pnames) if pnames else "options"
-                text = templates[i].format(action=action, Action=_sentence(action), clause=clause,
-                                           Clause=_sentence(clause), p=p, p2=p2)
-                if text not in out:
-                    out.append(text)
-                if len(out) == m:
-                    break
+            for _ in range(3):  # a few passes with fresh fillings, until m distinct requests exist
+                for template in rng.sample(templates, len(templates)):
+                    p, p2 = rng.sample(params, 2) if len(params) > 1 else (params[0], "options")
+                    text = template.format(vp=vp, Vp=sentence(vp), p=p, p2=p2, v=rng.choice(values or params))
+                    if text not in out:
+                        out.append(text)
+                    if len(out) >= m:
+                        return out
             return out
         return self._call("synthetic_queries", {"tool_doc": tool_doc, "m": m}, run, temperature)
 
     def extract_intents(self, query: str) -> RoleCall:
+        """Re-Invoke §3.2 by rule: :func:`core.llm.heuristics.split_intents`."""
         return self._call("extract_intents", {"query": query}, lambda rng: split_intents(query))
 
     def select_tools(self, query: str, candidates: Sequence[tuple[str, str]]) -> RoleCall:
-        """Per intent, the candidate whose text covers the intent's words best (ties: retrieval order)."""
-        def run(rng):
+        """Per intent, the candidate whose text shares the most terms with it (ties: retrieval order);
+        the first candidate when no intent shares a term with any of them."""
+        def run(rng: random.Random) -> list[str]:
             picked: list[str] = []
             for intent in split_intents(query):
-                words = set(tokenize(intent))
-                if not words or not candidates:
-                    continue
-                best = max(range(len(candidates)),
-                           key=lambda i: (len(words & set(tokenize(candidates[i][1]))), -i))
-                if candidates[best][0] not in picked:
-                    picked.append(candidates[best][0])
+                words = set(terms(intent))
+                scored = [(len(words & set(terms(f"{k} {blurb}"))), -i) for i, (k, blurb) in enumerate(candidates)]
+                if scored and max(scored)[0] > 0:
+                    key = candidates[-max(scored)[1]][0]
+                    if key not in picked:
+                        picked.append(key)
             return picked or ([candidates[0][0]] if candidates else [])
         return self._call("select_tools", {"query": query, "candidates": [list(c) for c in candidates]}, run)

@@ -1,24 +1,66 @@
-"""Roles answered by a chat model: our prompts, tolerant parsing, every call in the ledger."""
+"""Roles answered by a chat model: our prompts (``prompts.py``), tolerant parsing, every call in the ledger.
+
+A role never raises: a transport error, a refusal or an unreadable answer is recorded in the ledger
+with its error and returned as ``RoleCall(ok=False)``, so the strategy keeps the parent.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.llm import prompts
-from core.llm.base import CallRecord, ChatBackend, LLMBadResponse, LLMError, RoleCall
-from core.llm.ledger import Ledger, request_hash
+from core.llm.base import CallRecord, ChatBackend, ChatReply, LLMBadResponse, RoleCall, request_hash
+from core.llm.ledger import Ledger
 from core.llm.parsing import parse_blocks, parse_bool, parse_json_object, parse_score, parse_single
+from core.llm.roles import ROLES
 
+log = logging.getLogger(__name__)
+
+# Verdicts, scores and extraction should not vary between identical requests.
 DEFAULT_TEMPERATURES = {"judge_sufficiency": 0.0, "score_retrieval": 0.0, "extract_intents": 0.0,
                         "select_tools": 0.0}
+_SEED_STRIDE = 100_003  # keeps (seed, nonce) pairs from colliding for any nonce a strategy uses
+
+
+def _some_blocks(text: str) -> list[str]:
+    blocks = parse_blocks(text)
+    if not blocks:
+        raise LLMBadResponse("no {BEGIN}…{END} block in the answer")
+    return blocks
+
+
+def _one_block(text: str) -> str:
+    single = parse_single(text)
+    if not single:
+        raise LLMBadResponse("empty answer")
+    return single
+
+
+def _strings(items: list[Any], field: str) -> list[str]:
+    out = [i.strip() for i in items if isinstance(i, str) and i.strip()]
+    if not out:
+        raise LLMBadResponse(f"field {field!r} holds no non-empty strings")
+    return list(dict.fromkeys(out))
 
 
 class PromptedOperators:
+    """The :class:`core.llm.roles.Operators` roles, each one chat call to ``backend``."""
+
     def __init__(self, backend: ChatBackend, ledger: Ledger | None = None, *, seed: int | None = None,
                  temperatures: Mapping[str, float] | None = None, max_tokens: int = 600) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise ValueError(f"seed must be an integer or None, not {seed!r}")
+        for role, t in (temperatures or {}).items():
+            if role not in ROLES:
+                raise ValueError(f"temperatures names an unknown role {role!r}; roles: {', '.join(ROLES)}")
+            if isinstance(t, bool) or not isinstance(t, int | float) or not 0.0 <= t <= 2.0:
+                raise ValueError(f"temperatures[{role!r}] must be a number in [0, 2], not {t!r}")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"max_tokens must be a positive integer, not {max_tokens!r}")
         self.backend = backend
         self.ledger = ledger
         self.seed = seed
@@ -27,96 +69,111 @@ class PromptedOperators:
         self.name = backend.name
         self.model = backend.model
 
-    def _call(self, role: str, prompt: str, parse: Callable[[str], Any], temperature: float, nonce: int = 0) -> RoleCall:
-        temperature = self.temperatures.get(role, temperature)
-        messages = [{"role": "system", "content": prompts.SYSTEM}, {"role": "user", "content": prompt}]
-        seed = None if self.seed is None else self.seed * 100_003 + nonce
+    def __repr__(self) -> str:
+        return f"PromptedOperators({self.backend!r}, seed={self.seed!r})"
+
+    def _ask(self, role: str, messages: list[dict[str, str]], temperature: float, seed: int | None) -> ChatReply:
+        chat_for = getattr(self.backend, "chat_for", None)  # a replaying backend needs the role for the hash
+        if chat_for is not None:
+            return chat_for(role, messages, temperature=temperature, max_tokens=self.max_tokens, seed=seed)
+        return self.backend.chat(messages, temperature=temperature, max_tokens=self.max_tokens, seed=seed)
+
+    def _call(self, role: str, prompt: str, parse: Callable[[str], Any], temperature: float,
+              nonce: int = 0) -> RoleCall:
+        temperature = float(self.temperatures.get(role, temperature))
+        messages = [{"role": "system", "content": prompts.system_for(role)}, {"role": "user", "content": prompt}]
+        seed = None if self.seed is None else self.seed * _SEED_STRIDE + int(nonce)
         start = time.perf_counter()
         text, error, value, tokens = "", None, None, (0, 0)
         try:
-            chat_for = getattr(self.backend, "chat_for", None)  # replay needs the role to find the request
-            if chat_for is not None:
-                reply = chat_for(role, messages, temperature=temperature, max_tokens=self.max_tokens, seed=seed)
-            else:
-                reply = self.backend.chat(messages, temperature=temperature, max_tokens=self.max_tokens, seed=seed)
-            text, tokens = reply.text, (reply.tokens_in, reply.tokens_out)
+            reply = self._ask(role, messages, temperature, seed)
+            text = reply.text
+            # A replayed answer cost nothing; its tokens were counted when it was first bought.
+            tokens = (0, 0) if reply.cached else (reply.tokens_in, reply.tokens_out)
             value = parse(text)
-        except LLMError as exc:
-            error = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - any failure becomes a recorded, non-fatal RoleCall
+            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         call_id = None
         if self.ledger is not None:
-            call_id = self.ledger.record(CallRecord(
+            record = CallRecord(
                 role=role, backend=self.backend.name, model=self.backend.model, temperature=temperature,
                 request_hash=request_hash(self.backend.name, self.backend.model, role, temperature, seed, messages),
                 prompt=json.dumps(messages, ensure_ascii=False), response=text, tokens_in=tokens[0],
-                tokens_out=tokens[1], latency_s=time.perf_counter() - start, error=error))
-        return RoleCall(role, value, call_id, error is None, error)
+                tokens_out=tokens[1], latency_s=time.perf_counter() - start, error=error)
+            try:
+                call_id = self.ledger.record(record)
+            except Exception:  # noqa: BLE001 - losing one ledger row must not lose the answer
+                log.exception("could not record a %s call in the ledger", role)
+        return RoleCall(value=value, call_id=call_id, ok=error is None, error=error, role=role)
 
-    @staticmethod
-    def _some_blocks(text: str) -> list[str]:
-        blocks = parse_blocks(text)
-        if not blocks:
-            raise LLMBadResponse("no {BEGIN}…{END} block in the answer")
-        return blocks
+    # -- roles (docstrings of the contract: core.llm.roles.Operators) -----------------------------
 
-    @staticmethod
-    def _one_block(text: str) -> str:
-        single = parse_single(text)
-        if not single:
-            raise LLMBadResponse("empty answer")
-        return single
-
-    def pseudo_tools(self, query, *, max_tools=3, temperature=0.7):
+    def pseudo_tools(self, query: str, *, max_tools: int = 3, temperature: float = 0.7) -> RoleCall:
+        """FitText §4.2: pseudo-tool descriptions in {BEGIN}…{END} blocks, at most ``max_tools``."""
         return self._call("pseudo_tools", prompts.pseudo_tools(query, max_tools),
-                          lambda t: self._some_blocks(t)[:max_tools], temperature)
+                          lambda t: _some_blocks(t)[:max_tools], temperature)
 
-    def refine(self, ancestor, current, exemplars, query, *, temperature=0.7):
-        return self._call("refine", prompts.refine(ancestor, current, exemplars, query), self._one_block, temperature)
+    def refine(self, ancestor: str, current: str, exemplars: Sequence[str], query: str, *,
+               temperature: float = 0.7) -> RoleCall:
+        """FitText Alg. 3 step 7 / Eq. 11 (PARSE SINGLE of LLM_refine); also Alg. 1 step 14."""
+        return self._call("refine", prompts.refine(ancestor, current, exemplars, query), _one_block, temperature)
 
-    def refine_all(self, descriptions, exemplars, query, *, temperature=0.7):
-        return self._call("refine_all", prompts.refine_all(descriptions, exemplars, query), self._some_blocks,
+    def refine_all(self, descriptions: Sequence[str], exemplars: Sequence[str], query: str, *,
+                   temperature: float = 0.7) -> RoleCall:
+        """FitText Alg. 4 steps 10–11 / Eq. 13 (PARSE BLOCKS of LLM_refine)."""
+        return self._call("refine_all", prompts.refine_all(descriptions, exemplars, query), _some_blocks,
                           temperature)
 
-    def judge_sufficiency(self, query, exemplars):
+    def judge_sufficiency(self, query: str, exemplars: Sequence[str]) -> RoleCall:
+        """FitText Alg. 4 step 7 (LLM_judge)."""
         return self._call("judge_sufficiency", prompts.judge_sufficiency(query, exemplars), parse_bool, 0.0)
 
-    def scatter(self, ancestor, exemplars, *, temperature=1.5, nonce=0):
-        return self._call("scatter", prompts.scatter(ancestor, exemplars), self._one_block, temperature, nonce)
+    def scatter(self, ancestor: str, exemplars: Sequence[str], *, temperature: float = 1.5,
+                nonce: int = 0) -> RoleCall:
+        """FitText Eq. 14 (LLM_scatter), one child per call; ``nonce`` varies the seed per child."""
+        return self._call("scatter", prompts.scatter(ancestor, exemplars), _one_block, temperature, nonce)
 
-    def seed_population(self, ancestor, exemplars, n, *, temperature=1.5):
+    def seed_population(self, ancestor: str, exemplars: Sequence[str], n: int, *,
+                        temperature: float = 1.5) -> RoleCall:
+        """FitText Alg. 6 step 3 (LLM_seed): up to ``n`` descriptions in one call."""
         return self._call("seed_population", prompts.seed_population(ancestor, exemplars, n),
-                          lambda t: self._some_blocks(t)[:n], temperature)
+                          lambda t: _some_blocks(t)[:n], temperature)
 
-    def crossover(self, a, b, ancestor, *, temperature=1.5, nonce=0):
-        return self._call("crossover", prompts.crossover(a, b, ancestor), self._one_block, temperature, nonce)
+    def crossover(self, a: str, b: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
+        """FitText Alg. 1 step 9 (LLM_cross)."""
+        return self._call("crossover", prompts.crossover(a, b, ancestor), _one_block, temperature, nonce)
 
-    def mutate(self, description, ancestor, *, temperature=1.5, nonce=0):
-        return self._call("mutate", prompts.mutate(description, ancestor), self._one_block, temperature, nonce)
+    def mutate(self, description: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
+        """FitText Alg. 1 step 10 (LLM_mut)."""
+        return self._call("mutate", prompts.mutate(description, ancestor), _one_block, temperature, nonce)
 
-    def guided_mutate(self, description, low_tools, *, temperature=1.5, nonce=0):
-        return self._call("guided_mutate", prompts.guided_mutate(description, low_tools), self._one_block,
+    def guided_mutate(self, description: str, low_tools: Sequence[str], *, temperature: float = 1.5,
+                      nonce: int = 0) -> RoleCall:
+        """FitText Eq. 21 (LLM_guided)."""
+        return self._call("guided_mutate", prompts.guided_mutate(description, low_tools), _one_block,
                           temperature, nonce)
 
-    def score_retrieval(self, query, blurbs):
+    def score_retrieval(self, query: str, blurbs: Sequence[str]) -> RoleCall:
+        """LLM_score of FitText Eq. 15, read as a number in [0, 1]."""
         return self._call("score_retrieval", prompts.score_retrieval(query, blurbs), parse_score, 0.0)
 
-    def synthetic_queries(self, tool_doc, m, *, temperature=0.7):
+    def synthetic_queries(self, tool_doc: str, m: int, *, temperature: float = 0.7) -> RoleCall:
+        """Re-Invoke §3.1 query generator. One call asks for all ``m`` requests (the paper samples one per
+        call); the blocks are de-duplicated, so fewer than ``m`` may come back."""
         return self._call("synthetic_queries", prompts.synthetic_queries(tool_doc, m),
-                          lambda t: self._some_blocks(t)[:m], temperature)
+                          lambda t: _some_blocks(t)[:m], temperature)
 
-    def extract_intents(self, query):
-        def parse(text):
-            intents = parse_json_object(text, {"intents": list})["intents"]
-            intents = [i.strip() for i in intents if isinstance(i, str) and i.strip()]
-            if not intents:
-                raise LLMBadResponse("no intents in the answer")
-            return intents
+    def extract_intents(self, query: str) -> RoleCall:
+        """Re-Invoke §3.2 intent extractor, as JSON ``{"intents": [...]}``."""
+        def parse(text: str) -> list[str]:
+            return _strings(parse_json_object(text, {"intents": list})["intents"], "intents")
         return self._call("extract_intents", prompts.extract_intents(query), parse, 0.0)
 
-    def select_tools(self, query, candidates: Sequence[tuple[str, str]]):
+    def select_tools(self, query: str, candidates: Sequence[tuple[str, str]]) -> RoleCall:
+        """The selector of CSR@k (ToolScope Eq. 6): keys picked from the candidates; unknown keys are dropped."""
         known = {k for k, _ in candidates}
 
-        def parse(text):
+        def parse(text: str) -> list[str]:
             picked = parse_json_object(text, {"tools": list})["tools"]
-            return [k for k in dict.fromkeys(picked) if isinstance(k, str) and k in known]
+            return [k for k in dict.fromkeys(p for p in picked if isinstance(p, str)) if k in known]
         return self._call("select_tools", prompts.select_tools(query, candidates), parse, 0.0)

@@ -1,7 +1,8 @@
-"""Prompt templates, one per role, in our own words.
+"""Prompt templates, one per role, in our own words (not the papers' templates).
 
-Descriptions come back between {BEGIN} and {END} markers so they can be parsed out of
-any surrounding chatter; structured answers come back as JSON.
+Descriptions and generated requests come back between {BEGIN} and {END} markers so they can be
+parsed out of any surrounding chatter; structured answers come back as JSON; verdicts and scores as a
+single word or number.
 """
 
 from __future__ import annotations
@@ -13,16 +14,36 @@ SYSTEM = ("You help an agent find tools in a large catalog. Tools are found by c
           "documentation is written: what the tool does, what it takes, what it returns. Follow the output "
           "format exactly.")
 
-MARKERS = "Put each description between the markers {BEGIN} and {END}, with nothing else inside them."
+SYSTEM_ANALYST = ("You analyse requests that users send to an assistant which can call tools, and you judge "
+                  "which tools fit them. Be literal and brief, and follow the output format exactly.")
+
+# Roles that read or judge requests rather than write tool documentation.
+ANALYST_ROLES = frozenset({"judge_sufficiency", "score_retrieval", "synthetic_queries", "extract_intents",
+                           "select_tools"})
+
+MAX_ITEM_CHARS = 400  # one exemplar blurb; long docs would crowd the prompt without helping
+
+
+def system_for(role: str) -> str:
+    return SYSTEM_ANALYST if role in ANALYST_ROLES else SYSTEM
+
+
+def markers(what: str = "description") -> str:
+    return f"Put each {what} between the markers {{BEGIN}} and {{END}}, with nothing else inside them."
+
+
+def _short(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= MAX_ITEM_CHARS else text[: MAX_ITEM_CHARS - 1] + "…"
 
 
 def _list(items: Sequence[str]) -> str:
-    return "\n".join(f"- {i}" for i in items) if items else "- (none)"
+    return "\n".join(f"- {_short(i)}" for i in items) if items else "- (none)"
 
 
 def pseudo_tools(query: str, max_tools: int) -> str:
     return (f"A user asked:\n\"{query}\"\n\nImagine the tools that would answer this request. Write one short "
-            f"documentation-style description per distinct tool needed (at most {max_tools}). {MARKERS}")
+            f"documentation-style description per distinct tool needed (at most {max_tools}). {markers()}")
 
 
 def refine(ancestor: str, current: str, exemplars: Sequence[str], query: str) -> str:
@@ -30,14 +51,14 @@ def refine(ancestor: str, current: str, exemplars: Sequence[str], query: str) ->
             f"These real tools came back when searching with the current description:\n{_list(exemplars)}\n\n"
             "Rewrite the current description so it reads like the real tools that fit the request (borrow their "
             "vocabulary and level of detail) while keeping the original intent. Write exactly one description. "
-            f"{MARKERS}")
+            f"{markers()}")
 
 
 def refine_all(descriptions: Sequence[str], exemplars: Sequence[str], query: str) -> str:
     return (f"User request: \"{query}\"\nCurrent tool descriptions:\n{_list(descriptions)}\n\nReal tools found "
             f"so far:\n{_list(exemplars)}\n\nImprove the set of descriptions so that together they cover every "
             "part of the request, each phrased like the real tool documentation above. You may merge, split or "
-            f"drop descriptions. {MARKERS}")
+            f"drop descriptions. {markers()}")
 
 
 def judge_sufficiency(query: str, exemplars: Sequence[str]) -> str:
@@ -48,30 +69,30 @@ def judge_sufficiency(query: str, exemplars: Sequence[str]) -> str:
 def scatter(ancestor: str, exemplars: Sequence[str]) -> str:
     return (f"Tool idea: {ancestor}\nReal tools that resemble it:\n{_list(exemplars)}\n\nWrite one alternative "
             "description of a tool with the same purpose, deliberately different in wording or emphasis, so a "
-            f"search with it explores other parts of the catalog. {MARKERS}")
+            f"search with it explores other parts of the catalog. {markers()}")
 
 
 def seed_population(ancestor: str, exemplars: Sequence[str], n: int) -> str:
     return (f"Tool idea: {ancestor}\nReal tools that resemble it:\n{_list(exemplars)}\n\nWrite {n} different "
             "descriptions of a tool with this purpose. Vary vocabulary, focus and level of detail; each must "
-            f"still serve the same need. {MARKERS}")
+            f"still serve the same need. {markers()}")
 
 
 def crossover(a: str, b: str, ancestor: str) -> str:
     return (f"Goal: {ancestor}\nDescription A: {a}\nDescription B: {b}\n\nCombine the strongest parts of A and "
-            f"B into one new description that serves the goal. {MARKERS}")
+            f"B into one new description that serves the goal. {markers()}")
 
 
 def mutate(description: str, ancestor: str) -> str:
     return (f"Goal: {ancestor}\nDescription: {description}\n\nChange this description in a meaningful way — "
             "another angle, other key terms, a narrower or broader scope — while it still serves the goal. "
-            f"{MARKERS}")
+            f"{markers()}")
 
 
 def guided_mutate(description: str, low_tools: Sequence[str]) -> str:
     return (f"Description: {description}\nIt retrieved these poorly matching tools:\n{_list(low_tools)}\n\n"
             "Rewrite the description so a search with it moves away from tools like these and toward tools that "
-            f"really fulfil the purpose. {MARKERS}")
+            f"really fulfil the purpose. {markers()}")
 
 
 def score_retrieval(query: str, blurbs: Sequence[str]) -> str:
@@ -82,7 +103,7 @@ def score_retrieval(query: str, blurbs: Sequence[str]) -> str:
 def synthetic_queries(tool_doc: str, m: int) -> str:
     return (f"Tool documentation:\n{tool_doc}\n\nWrite {m} different requests a real user might make that this "
             "tool can answer. Vary wording, detail and style (short commands, questions, requests with some "
-            f"background). Do not name the tool. {MARKERS}")
+            f"background). Do not name the tool. {markers('request')}")
 
 
 def extract_intents(query: str) -> str:
@@ -92,7 +113,7 @@ def extract_intents(query: str) -> str:
 
 
 def select_tools(query: str, candidates: Sequence[tuple[str, str]]) -> str:
-    lines = "\n".join(f"- {key}: {blurb}" for key, blurb in candidates)
-    return (f"User request: \"{query}\"\nAvailable tools:\n{lines}\n\nWhich of these tools should the agent "
-            "call to fulfil the request? Choose only what is needed. Reply as JSON: "
+    lines = "\n".join(f"- {key}: {_short(blurb)}" for key, blurb in candidates)
+    return (f"User request: \"{query}\"\nAvailable tools:\n{lines or '- (none)'}\n\nWhich of these tools should "
+            "the agent call to fulfil the request? Choose only what is needed, by key. Reply as JSON: "
             '{"tools": ["key", ...]}')
