@@ -27,7 +27,12 @@ class LLMConfig:
 
     @property
     def generator_id(self) -> str:
-        return self.kind if self.kind == "offline" else f"{self.kind}:{self.base_url}:{self.model}"
+        """Keys Re-Invoke's stored synthetic queries: a new rule set or model gets a fresh index."""
+        if self.kind == "offline":
+            from core.llm.offline import MODEL
+
+            return f"offline:{MODEL}"
+        return f"{self.kind}:{self.base_url}:{self.model}"
 
 
 def build_context(

@@ -28,7 +28,11 @@ ACTION_VERBS = frozenset("""find give show book send make set put add convert tr
     remove update edit write generate plan call buy sell pay transfer reserve start stop open close run analyse
     analyze compare count detect extract parse rename move copy sort filter notify subscribe lookup locate
     identify predict forecast measure monitor record save store sync validate verify rate review rank
-    invite join publish print scan resize crop compress encrypt decrypt sign""".split())
+    invite join publish print scan resize crop compress encrypt decrypt sign retrieve provide explore obtain
+    determine evaluate assess display suggest gather assist""".split())
+# Words that mark a sentence as a request even without an action verb ("I need …", "please …").
+REQUEST_CUES = frozenset({"please", "need", "want"})
+_MODAL_YOU = re.compile(r"\b(?:can|could|would|will)\s+you\b", re.IGNORECASE)
 
 # Words that are as often nouns ("weather and forecast", "price and rate"): never a split point.
 _NOUN_TOO = frozenset("""forecast record rate review sign print store plan call post text order log list count sort
@@ -55,9 +59,35 @@ def sentence(text: str) -> str:
     return (text[0].upper() + text[1:]) if text else text
 
 
+# Auxiliaries ask only when they open a sentence ("Is it raining?"), not in "today is Monday".
+_AUX = QUESTION - {"what", "what's", "whats", "how", "which", "who", "where", "when", "any", "whether"}
+# Words that point back at an earlier sentence ("which ones", "on that day", "the weather there").
+ANAPHORA = frozenset({"it", "its", "them", "they", "there", "that", "this", "these", "those", "ones", "such",
+                      "same", "above"})
+# Words that ask without saying what for: a sentence made of these needs the sentences before it.
+GENERIC = frozenset("""option options one ones available suggestion suggestions suggest something anything some any
+    help search find check look get show tell give info information detail details possible recommend
+    recommendation recommendations please thanks thank know let see like want need could would can fit
+    description place places thing things kind sort good best nice""".split())
+# Words that only link requests ("Additionally, …", "After that, …"): a piece made of them is dropped.
+CONNECTIVES = frozenset("""additionally finally lastly afterward afterwards after that then also next first firstly
+    second secondly third moreover furthermore besides meanwhile and so plus""".split())
+# A period after these does not end a sentence ("Mr. X", "e.g. a list").
+_ABBREV = re.compile(r"\b(?:mr|mrs|ms|dr|st|vs|etc|e\.g|i\.e|no|approx|jr|sr|inc|ltd|co)\.$", re.IGNORECASE)
+
+
 def _asks(text: str) -> bool:
+    words = [w.lower() for w in _WORD.findall(text)]
+    if "?" in text or (set(words) & (ACTION_VERBS | REQUEST_CUES | (QUESTION - _AUX))) or _MODAL_YOU.search(text):
+        return True
+    return bool(words) and words[0] in _AUX
+
+
+def _needs_context(text: str) -> bool:
+    """A request that names nothing by itself ("Could you search for some options?")."""
     words = {w.lower() for w in _WORD.findall(text)}
-    return "?" in text or bool(words & (ACTION_VERBS | QUESTION))
+    content = [t for t in terms(text) if t not in GENERIC and t not in ACTION_VERBS]
+    return bool(words & ANAPHORA) or len(content) < 2
 
 
 def _strip_lead(part: str) -> str:
@@ -67,15 +97,57 @@ def _strip_lead(part: str) -> str:
     return " ".join(words).strip(STRIP)
 
 
-def split_intents(query: str) -> list[str]:
-    """Re-Invoke §3.2 by rule: sentences that ask for something are kept and background sentences dropped
-    (when any sentence asks); kept sentences are split on conjunctions that start a new request ("and",
-    "then", "also", ";"); leading connectives and fragments of pure background chatter are dropped."""
-    sentences = [x.strip() for x in _SENTENCE.split(query) if x and x.strip(STRIP)]
-    asking = [x for x in sentences if _asks(x)]
+def sentences_of(text: str) -> list[str]:
+    """Sentences, without breaking after abbreviations such as "Mr." or "e.g."."""
+    out: list[str] = []
+    for piece in _SENTENCE.split(text):
+        if out and _ABBREV.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return [x.strip() for x in out if x and x.strip(STRIP)]
+
+
+def _requests(sentence_text: str) -> list[str]:
+    """A sentence cut where a new request starts; a piece that asks for nothing ("…, and rat hemoglobin")
+    continues the list before it and is glued back."""
+    pieces: list[str] = []
+    last = 0
+    for m in _SPLIT.finditer(sentence_text):
+        pieces.append(sentence_text[last:m.start()])
+        pieces.append(m.group(0))
+        last = m.end()
+    pieces.append(sentence_text[last:])
     parts: list[str] = []
-    for piece in asking or sentences:
-        parts.extend(_strip_lead(p) for p in _SPLIT.split(piece) if p and p.strip(STRIP))
+    for i in range(0, len(pieces), 2):
+        text = pieces[i]
+        if not text.strip(STRIP) or {w.lower() for w in _WORD.findall(text)} <= CONNECTIVES:
+            continue
+        if parts and not _asks(text):
+            parts[-1] = parts[-1] + pieces[i - 1] + text
+        else:
+            parts.append(text)
+    return [_strip_lead(p) for p in parts if p.strip(STRIP)]
+
+
+def split_intents(query: str) -> list[str]:
+    """Re-Invoke §3.2 by rule. Sentences that ask for something are kept and background sentences dropped
+    (when any sentence asks), except that a request naming nothing by itself ("Which ones are available?",
+    "the weather there") keeps the background sentences just before it. Kept sentences are split where a new
+    request starts ("and find …", "then …", ";"); list continuations stay with their request."""
+    sentences = sentences_of(query)
+    asking = [_asks(x) for x in sentences]
+    parts: list[str] = []
+    background: list[str] = []
+    for text, asks in zip(sentences, asking, strict=True):
+        if any(asking) and not asks:
+            background.append(text.strip(STRIP))
+            continue
+        requests = _requests(text)
+        if background and requests and _needs_context(requests[0]):
+            requests[0] = ". ".join([*background, requests[0]])
+        parts.extend(requests)
+        background = []
     parts = [p for p in parts if terms(p)]
     if not parts:
         return [query.strip()] if query.strip() else []

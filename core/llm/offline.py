@@ -35,17 +35,18 @@ from core.llm.vocabulary import CatalogVocabulary
 
 __all__ = ["OfflineOperators", "mutation_rate", "split_intents"]
 
-MODEL = "heuristics-v2"
+MODEL = "heuristics-v3"  # bump when a rule changes: stored synthetic queries are keyed by it
 JUDGE_COVERAGE = 0.6  # share of the query's terms the exemplars must contain to call them sufficient
 MAX_WORDS = 60  # refined descriptions stop growing here (embedders truncate long inputs anyway)
 
-# Request templates in our own words; {vp} is a verb phrase ("convert money"), {p}/{p2} parameter names,
+# Request templates in our own words; {action} is the tool name's words ("convert currency"), {clause} the
+# first clause of its description, {p}/{p2} parameter names,
 # {v} an enum value (templates with {v} are used only when the schema has enums).
 _SYNTHETIC_TEMPLATES = (
-    "I need to {vp}", "Can you {vp} for me?", "Please {vp}", "How do I {vp}?", "{Vp}", "I want to {vp}",
-    "Help me {vp} given a {p}", "Which tool can {vp} for my {p}?", "{Vp} — I have the {p} ready",
-    "Quick: {vp}", "Is there a way to {vp}?", "I'd like to {vp} using {p} and {p2}", "{Vp} with {p} set to {v}",
-    "Show me how to {vp} for {v}", "Could you {vp}? The {p} is known",
+    "I need to {action}", "Can you {action} for me?", "Please {clause}", "How do I {action}?", "{Clause}",
+    "I want something that {clause}", "Help me {action} given a {p}", "Which tool would {action} with my {p}?",
+    "{Action} — I have the {p} ready", "Quick: {clause}", "Is there a way to {action}?",
+    "I'd like to {action} using {p} and {p2}", "{Action} with {p} set to {v}", "{Clause} for {v}",
 )
 # Words of our own description frame: never treated as drift by refinement.
 _FRAME = frozenset({"tool", "example", "request", "related"})
@@ -274,12 +275,15 @@ class OfflineOperators:
         return self._call("score_retrieval", {"query": query, "blurbs": list(blurbs)}, run)
 
     def synthetic_queries(self, tool_doc: str, m: int, *, temperature: float = 0.7) -> RoleCall:
-        """Re-Invoke §3.1 by template: requests built from the tool's first description clause (as a verb
-        phrase), parameter names and enum values (from OpenAI tool JSON, or ``name: description Parameters:
-        …``). Up to ``m`` distinct requests; fewer only when the templates run out."""
+        """Re-Invoke §3.1 by template: requests that name the action the way the tool's name does ("get
+        weather forecast") or repeat its first description clause, with parameter names and enum values
+        (from OpenAI tool JSON, or ``name: description Parameters: …``). Up to ``m`` distinct requests;
+        fewer only when the templates run out."""
         def run(rng: random.Random) -> list[str]:
             doc = parse_tool_doc(tool_doc)
-            vp = verb_phrase((clauses(doc.description) or [""])[0] or " ".join(terms(doc.name)) or "use this tool")
+            action = " ".join(terms(doc.name)) or "use this tool"
+            clause = (clauses(doc.description) or [action])[0]
+            clause = clause[:1].lower() + clause[1:]
             params = [p.replace("_", " ") for p in doc.parameters] or ["details"]
             values = [v for vs in doc.enums.values() for v in vs]
             templates = [t for t in _SYNTHETIC_TEMPLATES if values or "{v}" not in t]
@@ -287,7 +291,8 @@ class OfflineOperators:
             for _ in range(3):  # a few passes with fresh fillings, until m distinct requests exist
                 for template in rng.sample(templates, len(templates)):
                     p, p2 = rng.sample(params, 2) if len(params) > 1 else (params[0], "options")
-                    text = template.format(vp=vp, Vp=sentence(vp), p=p, p2=p2, v=rng.choice(values or params))
+                    text = template.format(action=action, Action=sentence(action), clause=clause,
+                                           Clause=sentence(clause), p=p, p2=p2, v=rng.choice(values or params))
                     if text not in out:
                         out.append(text)
                     if len(out) >= m:

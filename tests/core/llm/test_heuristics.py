@@ -4,8 +4,21 @@ from core.llm.heuristics import describe, parse_tool_doc, split_intents, terms, 
 
 
 @pytest.mark.parametrize("query,intents", [
+    # "there" points back at Rome, so the background sentence stays with the request that needs it
     ("I'm off to Rome next week — what's the weather there, and convert 200 dollars to euros",
-     ["what's the weather there", "convert 200 dollars to euros"]),
+     ["I'm off to Rome next week. what's the weather there", "convert 200 dollars to euros"]),
+    ("I had a long week. Book a table for two at an Italian place", ["Book a table for two at an Italian place"]),
+    ("I'm in the mood for a comedy with Jim Carrey. Which ones are available?",
+     ["I'm in the mood for a comedy with Jim Carrey. Which ones are available"]),
+    ("Find the criminal cases of Mr. X in New York.", ["Find the criminal cases of Mr. X in New York"]),
+    # a list continuation is not a new request
+    ("Get the sequence of human HbA1c, normal hemoglobin, and rat hemoglobin",
+     ["Get the sequence of human HbA1c, normal hemoglobin, and rat hemoglobin"]),
+    ("Solve x^2 where a=2, b=6, and c=5", ["Solve x^2 where a=2, b=6, and c=5"]),
+    # "is" asks only when it opens the sentence
+    ("Could you check for concerts on that day? Today is Monday.", ["Could you check for concerts on that day"]),
+    ("Please retrieve the governance index for 2020. Additionally, provide the refugee count.",
+     ["Please retrieve the governance index for 2020", "provide the refugee count"]),
     ("weather in Oslo", ["weather in Oslo"]),
     ("translate this text to French; then send it to Bob", ["translate this text to French", "send it to Bob"]),
     ("Book a flight to SF. Also find a hotel downtown.", ["Book a flight to SF", "find a hotel downtown"]),

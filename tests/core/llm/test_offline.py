@@ -99,8 +99,12 @@ def test_guided_mutation_moves_away_from_weak_tools(ops):
 
 
 def test_synthetic_queries_from_name_description_and_schema(ops):
-    qs = ops.synthetic_queries("convert_currency: Convert money. Parameters: amount, from_currency", 5).value
-    assert len(qs) == 5 and len(set(qs)) == 5 and all("convert money" in q.lower() for q in qs)
+    qs = ops.synthetic_queries("convert_currency: Convert money. Parameters: amount, from_currency", 10).value
+    assert len(qs) == 10 and len(set(qs)) == 10
+    # every request names the action, through the tool's name or its description
+    assert all("convert currency" in q.lower() or "convert money" in q.lower() for q in qs)
+    assert any("convert money" in q.lower() for q in qs) and any("convert currency" in q.lower() for q in qs)
+    assert any("amount" in q or "from currency" in q for q in qs)
     doc = json.dumps({"type": "function", "function": {"name": "get_weather", "description": "Weather for a city",
                       "parameters": {"properties": {"unit": {"type": "string", "enum": ["celsius", "kelvin"]}}}}})
     qs = ops.synthetic_queries(doc, 15).value
