@@ -28,7 +28,6 @@ from core.llm.heuristics import (
     sentence,
     split_intents,
     terms,
-    verb_phrase,
 )
 from core.llm.ledger import Ledger
 from core.llm.vocabulary import CatalogVocabulary
