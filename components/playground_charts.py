@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.models import Tool
-from core.playground import Member
+from core.playground import LineageNode, Member
 
 GREY = "rgba(150,150,150,0.35)"
 
@@ -103,4 +103,42 @@ def votes_bar(votes: Sequence[dict], gold: Sequence[str]) -> go.Figure:
                                       for v in votes]))
     fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), title="Votes (gold in orange)",
                       yaxis_title="votes")
+    return fig
+
+
+OPERATOR_COLOURS = {"ancestor": "#264653", "seed": "#8d99ae", "elite": "#2a9d8f", "crossover": "#e76f51",
+                    "mutation": "#3558d6", "guided_mutation": "#7b2cbf", "local_search": "#e9c46a"}
+
+
+def lineage_tree(nodes: Sequence[LineageNode]) -> go.Figure:
+    """The family tree: one column per generation, a line from every parent to its child coloured by the
+    operator that made the child, nodes sized by fitness (hover shows the description)."""
+    where = {n.id: (n.column, -n.row) for n in nodes}
+    fig = go.Figure()
+    for origin in dict.fromkeys(n.origin for n in nodes):
+        xs: list[float | None] = []
+        ys: list[float | None] = []
+        for n in nodes:
+            if n.origin != origin:
+                continue
+            for p in n.parents:
+                if p in where:
+                    xs += [where[p][0], n.column, None]
+                    ys += [where[p][1], -n.row, None]
+        colour = OPERATOR_COLOURS.get(origin, "#999")
+        if xs:
+            fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, width=1.5),
+                                     hoverinfo="skip", name=f"{origin} edge", legendgroup=origin, showlegend=False))
+        group = [n for n in nodes if n.origin == origin]
+        fig.add_trace(go.Scatter(
+            x=[n.column for n in group], y=[-n.row for n in group], mode="markers+text", name=origin,
+            legendgroup=origin, text=[html.escape(n.id) for n in group], textposition="top center",
+            textfont=dict(size=9),
+            marker=dict(size=[8 + 18 * (n.fitness or 0.0) for n in group], color=colour,
+                        line=dict(width=1, color="#333")),
+            hovertext=[_label(f"{n.id} ({n.origin}, f={n.fitness if n.fitness is not None else '–'}): {n.text}",
+                              200) for n in group], hoverinfo="text"))
+    fig.update_layout(height=max(280, 40 * (max((n.row for n in nodes), default=0) + 2)),
+                      margin=dict(l=10, r=10, t=30, b=10), title="Lineage: parents → children by operator",
+                      xaxis=dict(title="ancestors · seeds · generations", dtick=1), yaxis=dict(visible=False))
     return fig

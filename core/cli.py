@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from core.settings import Settings, build_workspace
 
@@ -151,6 +152,46 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def _stage_printer():
+    printers: dict[str, Any] = {}
+
+    def report(done: int, total: int, stage: str) -> None:
+        printers.setdefault(stage, _progress_printer(stage))(done, total)
+    return report
+
+
+def cmd_merge(args) -> int:
+    from core.context import LLMConfig
+    from core.merging.pipeline import MergeConfig
+    from core.merging.service import measure, merge_version
+    from storage.catalogs import list_query_sets, load_queries
+
+    ws = _workspace(args)
+    if args.name == "demo":
+        ws.ensure_demo()
+    version = _version(ws, args.name, args.version)
+    llm = LLMConfig(kind=args.llm, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL"),
+                    model=args.llm_model or os.environ.get("TOOLATLAS_LLM_MODEL"), replay=args.replay)
+    config = MergeConfig(threshold=args.threshold, k=args.k, autocorrect=not args.no_autocorrect)
+    run = merge_version(ws, version.id, config, llm, seed=args.seed, api_key=os.environ.get("OPENAI_API_KEY"),
+                        fresh=args.fresh, progress=None if args.json else _stage_printer())
+    engine = ws.search_engine(version.id)
+    sets = list_query_sets(ws.db, args.name)
+    queries = load_queries(ws.db, sets[0].id) if sets else []
+    if args.limit:
+        queries = queries[: args.limit]
+    merged = run.result.reduced_catalog(engine.tools)
+    out = {"catalog": args.name, "version": version.number, "run_id": run.run_id, "threshold": config.threshold,
+           "autocorrect": config.autocorrect, "judge": llm.kind, **run.result.summary(),
+           **measure(engine, merged, run.result, queries, k=5).as_dict()}
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for key, value in out.items():
+            print(f"{key:>22}: {value}")
+    return 0
+
+
 def cmd_catalogs(args) -> int:
     from storage.catalogs import list_catalogs, list_query_sets
 
@@ -238,6 +279,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _add_common(p)
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("merge", help="merge overlapping tools of a catalog (ToolScopeMerger) and measure it")
+    p.add_argument("name", help="a stored catalog ('demo' is loaded on demand)")
+    p.add_argument("--version", type=int)
+    p.add_argument("--threshold", type=float, default=0.82, help="cosine threshold θ for candidate pairs")
+    p.add_argument("--k", type=int, default=30, help="neighbours per tool for candidate pairs")
+    p.add_argument("--no-autocorrect", action="store_true", help="skip the Auto-Correction audit of clusters")
+    p.add_argument("--limit", type=int, help="queries used for Recall@5 before/after")
+    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming or reusing one")
+    p.add_argument("--llm", default="offline", choices=["offline", "openai"])
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL); key from OPENAI_API_KEY")
+    p.add_argument("--llm-model", help="model name at the endpoint (default: TOOLATLAS_LLM_MODEL)")
+    p.add_argument("--replay", action="store_true", help="answer repeated LLM requests from the ledger")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("catalogs", help="list stored catalogs")
     p.add_argument("--demo", action="store_true", help="load the built-in demo catalog first")

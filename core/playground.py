@@ -76,3 +76,48 @@ def outcome(strategy: str, result: RetrievalResult, gold: Sequence[str], k: int)
     return StrategyOutcome(strategy, result.keys, tuple(gold), s.recall if s else float("nan"),
                            s.ndcg if s else float("nan"), s.comprehensiveness if s else float("nan"), result.seconds,
                            len(calls), sum(1 for c in calls if not c["ok"]))
+
+
+@dataclass(frozen=True)
+class LineageNode:
+    """One description in the family tree: ``column`` 0 holds the ancestors and column g + 1 the
+    descriptions born in generation g (seeds are born in generation 0); ``row`` is its place in the column."""
+
+    id: str
+    generation: int
+    column: int
+    row: int
+    origin: str
+    parents: tuple[str, ...]
+    text: str
+    fitness: float | None
+
+
+def lineage(result: RetrievalResult) -> list[LineageNode]:
+    """The crossover / mutation family tree of FitText Alg. 1 (and Alg. 8) from the trace.
+
+    Ancestors sit in column 0; each later description sits one column right of its birth generation.
+    Rows keep siblings together: a child is placed in the order of its first parent's row, so lines
+    from parents to children cross as little as a simple ordering allows.
+    """
+    described = trace_events(result, "description")
+    fitness: dict[str, float] = {}
+    for f in trace_events(result, "fitness"):
+        fitness[f["id"]] = f["f"]  # the latest evaluation of a member is the one that counted
+    latest: dict[str, dict[str, Any]] = {}
+    for d in described:
+        latest[d["id"]] = d  # an elite carried over keeps its id; its last record has its final text
+    by_col: dict[int, list[dict[str, Any]]] = {}
+    for d in latest.values():
+        col = 0 if d.get("origin") == "ancestor" else int(d.get("generation", 0)) + 1
+        by_col.setdefault(col, []).append(d)
+    row_of: dict[str, int] = {}
+    nodes: list[LineageNode] = []
+    for col in sorted(by_col):
+        entries = sorted(by_col[col], key=lambda d: (min((row_of.get(p, 10**6) for p in d.get("parents", [])),
+                                                         default=10**6), d["id"]))
+        for row, d in enumerate(entries):
+            row_of[d["id"]] = row
+            nodes.append(LineageNode(d["id"], int(d.get("generation", 0)), col, row, d.get("origin", ""),
+                                     tuple(d.get("parents", [])), d["text"], fitness.get(d["id"])))
+    return nodes

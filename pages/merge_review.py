@@ -1,14 +1,139 @@
-from components.planned import planned_page
+"""Merge review: run ToolScopeMerger on a catalog and review every cluster it proposes."""
 
-planned_page(
-    "Merge review",
-    "Find overlapping tools, let a classifier propose merges, and review every cluster before shipping.",
-    [
-        "candidate pairs from FAISS neighbours above a cosine threshold (0.82 by default)",
-        "pair verdicts with reasons, connected-component clusters and a representative per cluster",
-        "Auto-Correction verdicts (merge OK, or a split with its reason)",
-        "accept, reject, move members or edit the merged documentation; every decision kept with its time",
-        "export of the reviewed catalog and the tool mapping",
-    ],
-    papers="ToolScope §3.2, App. F–I, K",
-)
+import json
+
+import pandas as pd
+import streamlit as st
+
+from components.merge_view import finished_run, run_with_progress, sweep_chart
+from components.pickers import catalog_picker, ensure_engine
+from components.session import llm_config, workspace
+from components.text import md_escape
+from core.importers.export import export_openai_tools
+from core.merging.candidates import threshold_sweep
+from core.merging.pipeline import MergeConfig
+from storage.merges import apply_decisions, list_decisions, record_decision, review_state
+
+st.title("Merge review")
+st.caption("ToolScopeMerger (ToolScope §3.2): candidate pairs above a cosine threshold, a judge per pair, "
+           "clusters from the graph, Auto-Correction per cluster, merged documentation — then your review.")
+ws = workspace()
+info, version = catalog_picker(ws, key="merge")
+engine = ensure_engine(ws, version)
+tools = engine.tools
+by_key = {t.key: t for t in tools}
+llm = llm_config()
+with st.sidebar:
+    st.divider()
+    threshold = st.slider("Cosine threshold θ", 0.60, 0.98, 0.82, 0.01, key="merge_threshold",
+                          help="ToolScope uses 0.82 (tuned for gte-large; MiniLM similarities run lower).")
+    autocorrect = st.toggle("Auto-Correction", value=True, key="merge_autocorrect")
+    st.caption(f"Judge: **{'offline rules (not an LLM)' if llm.kind == 'offline' else md_escape(llm.model or '')}**")
+config = MergeConfig(threshold=threshold, autocorrect=autocorrect)
+
+sweep_key = f"sweep_{version.id}"
+if sweep_key not in st.session_state:
+    st.session_state[sweep_key] = threshold_sweep(engine.vectors)
+with st.expander("Threshold sweep", expanded=False):
+    st.plotly_chart(sweep_chart(st.session_state[sweep_key], threshold), width="stretch", key="merge_sweep")
+
+if not finished_run(ws, version.id, config, llm) and not st.button("Run merge", type="primary", key="merge_run"):
+    st.info("No finished merge run for these settings yet. **Run merge** starts one; it is stored as it goes "
+            "and resumes if interrupted.")
+    st.stop()
+run = run_with_progress(ws, version.id, config, llm, api_key=st.session_state.get("llm_api_key"))
+result = run.result
+decisions = list_decisions(ws.db, run.run_id)
+states = review_state(result, decisions)
+reviewed, phi = apply_decisions(result, decisions, tools)
+
+c = st.columns(5)
+c[0].metric("Tools before", len(tools))
+c[1].metric("After (reviewed)", len(reviewed), delta=len(reviewed) - len(tools))
+c[2].metric("Clusters", len(result.clusters))
+c[3].metric("MERGE_OK / MERGE_BAD", f"{result.merge_ok} / {result.merge_bad}" if autocorrect else "off")
+c[4].metric("Reviewed", sum(s.status != "pending" for s in states.values()))
+
+if not result.clusters:
+    st.success("No two tools were judged duplicates at this threshold. Lower θ to see more candidates.")
+    st.stop()
+
+rows = pd.DataFrame([{
+    "cluster": cl.id, "size": len(cl.members), "confidence": cl.confidence,
+    "verdict": cl.audit.verdict if cl.audit else "—", "status": states[cl.id].status,
+    "representative": by_key[cl.representative].name,
+    "members": ", ".join(by_key[k].name for k in cl.members)} for cl in result.clusters])
+st.dataframe(rows, hide_index=True, width="stretch", key="merge_clusters")
+
+ids = [cl.id for cl in result.clusters]
+cid = st.selectbox("Open a cluster", ids, key="merge_open",
+                   format_func=lambda i: f"{i} · {rows.loc[ids.index(i), 'members'][:90]}")
+cluster = next(cl for cl in result.clusters if cl.id == cid)
+state = states[cid]
+members = [by_key[k] for k in cluster.members]
+
+st.subheader(f"Cluster {cid} — {state.status}")
+props = {t.key: set(t.parameter_names) for t in members}
+shared = set.intersection(*props.values()) if props else set()
+cols = st.columns(len(members))
+for col, t in zip(cols, members, strict=True):
+    with col:
+        st.markdown(f"**{md_escape(t.name)}**" + (" · representative" if t.key == cluster.representative else ""))
+        st.caption(md_escape(t.description, 400))
+        spec = t.parameters.get("properties", {}) if isinstance(t.parameters, dict) else {}
+        st.dataframe(pd.DataFrame([{
+            "parameter": p, "type": (spec.get(p) or {}).get("type", "") if isinstance(spec.get(p), dict) else "",
+            "required": p in t.required, "only here": "✱" if p not in shared else ""} for p in t.parameter_names]),
+            hide_index=True, width="stretch", key=f"params_{cid}_{t.key}")
+
+pair_rows = [p for p in result.pairs if p.a in cluster.members and p.b in cluster.members]
+st.markdown("**Pair verdicts**")
+st.dataframe(pd.DataFrame([{"a": by_key[p.a].name, "b": by_key[p.b].name, "cosine": p.cosine, "same": p.same,
+                            "reason": p.reason, "error": p.error or ""} for p in pair_rows]),
+             hide_index=True, width="stretch", key=f"pairs_{cid}")
+
+if cluster.audit is not None:
+    a = cluster.audit
+    st.markdown(f"**Auto-Correction: {a.verdict}** — {md_escape(a.reason or a.error or '')}")
+st.markdown("**Groups after review** (each group of two or more becomes one tool)")
+for gi, grp in enumerate(state.groups):
+    names = ", ".join(by_key[k].name for k in grp)
+    with st.container(border=True):
+        st.markdown(f"Group {gi}: {md_escape(names)}")
+        if len(grp) > 1:
+            rep_key = min(grp, key=lambda k: (len(by_key[k].name), by_key[k].name, k))
+            auto = result.merged_tools.get(rep_key)
+            current = state.docs.get(gi) or (auto.description if auto else by_key[rep_key].description)
+            text = st.text_area("Merged description", current, key=f"doc_{cid}_{gi}")
+            if st.button("Save description", key=f"save_doc_{cid}_{gi}") and text.strip() != current:
+                record_decision(ws.db, run.run_id, cid, "edit_doc", {"group": gi, "description": text.strip()})
+                st.rerun()
+
+left, mid, right = st.columns([2, 1, 1])
+with left:
+    mover = st.selectbox("Move a member", cluster.members, key=f"move_key_{cid}",
+                         format_func=lambda k: by_key[k].name)
+    target = st.number_input("to group", 0, len(state.groups), 0, key=f"move_to_{cid}",
+                             help=f"{len(state.groups)} = a new group of its own")
+    if st.button("Move", key=f"move_{cid}"):
+        record_decision(ws.db, run.run_id, cid, "move", {"key": mover, "to_group": int(target)})
+        st.rerun()
+if mid.button("Accept", type="primary", key=f"accept_{cid}"):
+    record_decision(ws.db, run.run_id, cid, "accept")
+    st.rerun()
+if right.button("Reject", key=f"reject_{cid}"):
+    record_decision(ws.db, run.run_id, cid, "reject")
+    st.rerun()
+
+history = [d for d in decisions if d.cluster_id == cid]
+if history:
+    st.markdown("**History**")
+    st.dataframe(pd.DataFrame([{"time": d.created_at, "action": d.action, "details": json.dumps(d.payload)}
+                               for d in history]), hide_index=True, width="stretch", key=f"history_{cid}")
+
+st.divider()
+e1, e2 = st.columns(2)
+e1.download_button("Export reviewed catalog (OpenAI tools JSON)", export_openai_tools(reviewed),
+                   file_name=f"{info.name}-v{version.number}-merged.json", mime="application/json")
+e2.download_button("Export φ (tool → kept tool)", json.dumps(phi, indent=2),
+                   file_name=f"{info.name}-v{version.number}-phi.json", mime="application/json")

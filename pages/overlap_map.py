@@ -1,14 +1,100 @@
-from components.planned import planned_page
+"""Overlap map: where the tools of a catalog crowd together, before and after merging."""
 
-planned_page(
-    "Overlap map",
-    "A 2-D map of every tool in a catalog, to see where tools crowd together before and after merging.",
-    [
-        "UMAP, t-SNE or PCA projection of the tool embeddings, cached per catalog version, model and parameters",
-        "WebGL scatter coloured by category or merge cluster, with hover cards",
-        "lasso / box selection driving a table of the selected tools",
-        "nearest-neighbour links above a similarity threshold",
-        "original and merged catalog side by side on the same axes, with silhouette scores",
-    ],
-    papers="ToolScope §4.4 and App. D",
-)
+import pandas as pd
+import streamlit as st
+
+from components.merge_view import finished_run
+from components.overlap_charts import group_colours, overlap_scatter, shared_axes
+from components.pickers import catalog_picker, ensure_engine
+from components.session import llm_config, workspace
+from core.merging.pipeline import MergeConfig
+from core.overlap import category_groups, cluster_groups, merged_layer, original_layer, selected_keys
+from core.projection import METHODS, knn_edges, params_key
+from storage.cache import get_projection
+
+LABELS = {"umap": "UMAP", "tsne": "t-SNE", "pca": "PCA"}
+
+st.title("Overlap map")
+ws = workspace()
+info, version = catalog_picker(ws, key="overlap")
+engine = ensure_engine(ws, version)
+tools = engine.tools
+by_key = {t.key: t for t in tools}
+with st.sidebar:
+    st.divider()
+    method = st.radio("Projection", METHODS, format_func=LABELS.get, horizontal=True, key="overlap_method")
+    colour_by = st.radio("Colour by", ["category", "merge cluster"], key="overlap_colour")
+    threshold = st.slider("Merge threshold θ", 0.60, 0.98, 0.82, 0.01, key="overlap_theta",
+                          help="Which merge run to show: the finished run with this θ (see Merge review).")
+    links = st.toggle("Neighbour links", key="overlap_links")
+    link_threshold = st.slider("Link when cosine ≥", 0.50, 0.99, 0.80, 0.01, key="overlap_link_t", disabled=not links)
+
+if get_projection(ws.db, version.id, ws.embedder.model_id, params_key(method)) is None:
+    bar = st.progress(0.0, text=f"Computing the {LABELS[method]} map (cached after the first time)…")
+    coords = ws.projection(version.id, method, progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
+    bar.empty()
+else:
+    coords = ws.projection(version.id, method)
+
+llm = llm_config()
+config = MergeConfig(threshold=threshold)
+merge = None
+if finished_run(ws, version.id, config, llm):
+    from core.merging.service import merge_version
+    from storage.merges import apply_decisions, list_decisions
+
+    run = merge_version(ws, version.id, config, llm)
+    _reviewed, phi = apply_decisions(run.result, list_decisions(ws.db, run.run_id), tools)
+    merge = phi
+elif colour_by == "merge cluster":
+    st.info("No finished merge run at this θ yet: run one on the Merge review page. Colouring by category.")
+
+groups = cluster_groups(tools, merge) if (colour_by == "merge cluster" and merge) else category_groups(tools)
+before = original_layer(tools, coords, groups)
+colours = group_colours(groups)
+
+query = st.text_input("Highlight search hits", placeholder="e.g. currency conversion", key="overlap_search")
+hits = [h.key for h in engine.search(query, 15, mode="hybrid", alpha=0.5).hits] if query.strip() else []
+chosen: list[str] = st.session_state.get("overlap_selected", [])
+highlight = set(chosen) | set(hits)
+edges = []
+if links:
+    edges = [(tools[i].key, tools[j].key, s) for i, j, s in knn_edges(engine.vectors, link_threshold, k=10)]
+    st.caption(f"{len(edges)} neighbour links with cosine ≥ {link_threshold:.2f}")
+axes = shared_axes(coords)
+
+if merge:
+    left, right = st.columns(2)
+    after = merged_layer(tools, coords, merge)
+    with left:
+        event = st.plotly_chart(overlap_scatter(before, by_key, title=f"Original · {len(tools)} tools", colours=colours,
+                                                highlight=highlight, edges=edges, axes=axes),
+                                on_select="rerun", selection_mode=("points", "box", "lasso"), key="overlap_before")
+    with right:
+        kept_edges = [e for e in edges if merge[e[0]] == e[0] and merge[e[1]] == e[1]]
+        st.plotly_chart(overlap_scatter(after, by_key, title=f"Merged · {len(after.keys)} tools", colours=colours,
+                                        highlight=highlight, edges=kept_edges, axes=axes),
+                        on_select="ignore", key="overlap_after")
+else:
+    event = st.plotly_chart(overlap_scatter(before, by_key, title=f"{info.name} v{version.number} · {len(tools)} tools",
+                                            colours=colours, highlight=highlight, edges=edges, axes=axes),
+                            on_select="rerun", selection_mode=("points", "box", "lasso"), key="overlap_before")
+
+picked = selected_keys(event.selection.points if event and event.selection else [], before)
+if picked and picked != chosen:
+    st.session_state["overlap_selected"] = picked
+    st.rerun()
+if chosen:
+    c1, c2 = st.columns([4, 1])
+    c1.markdown(f"**{len(chosen)} selected tools** (highlighted; the rest is greyed out)")
+    if c2.button("Clear selection", key="overlap_clear"):
+        st.session_state["overlap_selected"] = []
+        st.rerun()
+    st.dataframe(pd.DataFrame([{"name": by_key[k].name, "category": by_key[k].category,
+                                "kept as": by_key[merge[k]].name if merge else "",
+                                "description": by_key[k].description[:200]} for k in chosen if k in by_key]),
+                 hide_index=True, width="stretch", key="overlap_table")
+elif hits:
+    st.caption(f"{len(hits)} search hits highlighted.")
+else:
+    st.caption("Drag a box or lasso on the map to list tools; search to highlight hits.")

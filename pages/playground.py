@@ -4,11 +4,11 @@ import pandas as pd
 import streamlit as st
 
 from components.pickers import catalog_picker, ensure_engine
-from components.playground_charts import fitness_lines, population_animation, votes_bar
+from components.playground_charts import fitness_lines, lineage_tree, population_animation, votes_bar
 from components.session import llm_config, workspace
 from components.text import md_escape
 from core.context import build_context
-from core.playground import members, outcome, trace_events
+from core.playground import lineage, members, outcome, trace_events
 from core.strategies.registry import make_strategy, strategy_names
 from storage.catalogs import list_query_sets, load_queries
 from storage.ledger import list_calls
@@ -130,7 +130,8 @@ if state and state["version"] == version.id:
                     st.dataframe(pd.DataFrame(fitness), hide_index=True, width="stretch")
             described = trace_events(res, "description")
             if described:
-                with st.expander(f"Lineage ({len(described)} descriptions)"):
+                st.plotly_chart(lineage_tree(lineage(res)), width="stretch", key=f"lineage_{name}")
+                with st.expander(f"Lineage table ({len(described)} descriptions)"):
                     st.dataframe(pd.DataFrame([{"id": d["id"], "generation": d.get("generation"),
                                                 "operator": d.get("origin"), "parents": ", ".join(d.get("parents", [])),
                                                 "text": d["text"]} for d in described]),

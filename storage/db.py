@@ -64,7 +64,7 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
 
 
 def init_db(engine: Engine) -> None:
-    from storage import ledger, tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+    from storage import ledger, merges, tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 
     SQLModel.metadata.create_all(engine)
 

@@ -79,9 +79,12 @@ class PromptedOperators:
         return self.backend.chat(messages, temperature=temperature, max_tokens=self.max_tokens, seed=seed)
 
     def _call(self, role: str, prompt: str, parse: Callable[[str], Any], temperature: float,
-              nonce: int = 0) -> RoleCall:
+              nonce: int = 0, system: str | None = None) -> RoleCall:
+        """One recorded chat call; ``system`` replaces the role's default system message (roles defined
+        outside this module, such as the merge judge's, bring their own)."""
         temperature = float(self.temperatures.get(role, temperature))
-        messages = [{"role": "system", "content": prompts.system_for(role)}, {"role": "user", "content": prompt}]
+        messages = [{"role": "system", "content": system or prompts.system_for(role)},
+                    {"role": "user", "content": prompt}]
         seed = None if self.seed is None else self.seed * _SEED_STRIDE + int(nonce)
         start = time.perf_counter()
         text, error, value, tokens = "", None, None, (0, 0)

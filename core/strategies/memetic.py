@@ -16,15 +16,8 @@ class MemeticStrategy(PseudoToolStrategy):
     def __init__(self, search_engine, *, population: int = 6, generations: int = 3, threshold: float = 0.95,
                  temperature: float = 1.5, budget: int = 5, p_crossover: float = 0.5, **kw):
         super().__init__(search_engine, **kw)
-        if population < 2:
-            raise ValueError(f"population must be at least 2, got {population}")
-        if generations < 1:
-            raise ValueError(f"generations must be at least 1, got {generations}")
-        self.n = int(population)
-        self.g_max = int(generations)
-        self.theta = float(threshold)
+        self._evolution(population, generations, threshold, budget)
         self.tau = float(temperature)
-        self.budget = int(budget)
         self.p_cross = float(p_crossover)
 
     def _seed(self, ai: int, ancestor: str, trace: list[TraceEvent]) -> list[tuple[str, str]]:

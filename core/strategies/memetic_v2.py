@@ -21,17 +21,10 @@ class MemeticV2Strategy(PseudoToolStrategy):
                  temperature: float = 1.5, budget: int = 5, weights=(0.5, 0.3, 0.2, 1.0), crowd_threshold: float = 0.85,
                  tournament: int = 3, bottom_m: int = 2, low_similarity: float = 0.35, **kw):
         super().__init__(search_engine, **kw)
-        if population < 2:
-            raise ValueError(f"population must be at least 2, got {population}")
-        if generations < 1:
-            raise ValueError(f"generations must be at least 1, got {generations}")
+        self._evolution(population, generations, threshold, budget)
         if len(weights) != 4:
             raise ValueError(f"weights must be (alpha, beta, gamma, delta), got {weights}")
-        self.n = int(population)
-        self.g_max = int(generations)
-        self.theta = float(threshold)
         self.t_base = float(temperature)
-        self.budget = int(budget)
         self.weights = tuple(float(w) for w in weights)
         self.crowd_threshold = float(crowd_threshold)
         self.tournament = int(tournament)

@@ -59,6 +59,17 @@ class PseudoToolStrategy:
         self.parallel_lineages = bool(parallel_lineages)
         self._by_key = {t.key: t for t in search_engine.tools}
 
+    def _evolution(self, population: int, generations: int, threshold: float, budget: int) -> None:
+        """The settings every evolutionary strategy shares (FitText Table 8: N, G, θ and the call budget)."""
+        if population < 2:
+            raise ValueError(f"population must be at least 2, got {population}")
+        if generations < 1:
+            raise ValueError(f"generations must be at least 1, got {generations}")
+        self.n = int(population)
+        self.g_max = int(generations)
+        self.theta = float(threshold)
+        self.budget = int(budget)
+
     # -- public interface ------------------------------------------------------------------
 
     def retrieve(self, query: str, k: int) -> RetrievalResult:

@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 
-from core.playground import members, outcome
+from core.playground import lineage, members, outcome
 from core.search.engine import SearchEngine
 from core.strategies.registry import make_strategy
 from tests.core.strategies.conftest import ScriptedOperators
@@ -29,3 +29,25 @@ def test_outcome_scores_against_gold(tiny_tools, hashing_embedder):
     res = make_strategy("query", engine).retrieve("convert currency amount", 3)
     o = outcome("query", res, ("convert_currency",), 3)
     assert o.recall == 1.0 and o.llm_calls == 0
+
+
+def test_lineage_places_children_right_of_their_parents(tiny_tools, hashing_embedder):
+    engine = SearchEngine.build(tiny_tools, hashing_embedder)
+    res = make_strategy("memetic", engine, context={"operators": ScriptedOperators()}, threshold=5.0).retrieve(
+        "weather forecast", 3)
+    nodes = lineage(res)
+    by_id = {n.id: n for n in nodes}
+    assert len(by_id) == len(nodes)  # one node per description id
+    assert {n.origin for n in nodes} >= {"ancestor", "seed"}
+    children = [n for n in nodes if n.parents and all(p in by_id for p in n.parents)]
+    assert children and all(by_id[p].column < n.column for n in children for p in n.parents)
+    assert all(n.column == 0 for n in nodes if n.origin == "ancestor")
+    for col in {n.column for n in nodes}:
+        rows = sorted(n.row for n in nodes if n.column == col)
+        assert rows == list(range(len(rows)))  # rows are dense per column
+    assert any(n.origin in {"crossover", "mutation"} for n in nodes)
+
+
+def test_lineage_of_a_strategy_without_population_is_empty(tiny_tools, hashing_embedder):
+    engine = SearchEngine.build(tiny_tools, hashing_embedder)
+    assert lineage(make_strategy("query", engine).retrieve("convert currency", 3)) == []

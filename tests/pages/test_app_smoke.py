@@ -106,3 +106,33 @@ def test_runs_page_compares_stored_runs(tmp_path, monkeypatch):
     assert not at.exception, at.exception
     assert len(at.dataframe) >= 3
     assert "p (paired permutation)" in at.dataframe[2].value.columns
+
+
+def test_merge_review_runs_accepts_and_exports(app):
+    app.switch_page("pages/merge_review.py").run()
+    assert not app.exception, app.exception
+    app.button(key="merge_run").click().run()
+    assert not app.exception, app.exception
+    metrics = {m.label: m.value for m in app.metric}
+    assert int(metrics["Clusters"]) >= 1 and int(metrics["After (reviewed)"]) < int(metrics["Tools before"])
+    assert app.dataframe[0].value["cluster"].iloc[0] == "c001"
+    first = app.selectbox(key="merge_open").value
+    app.button(key=f"reject_{first}").click().run()
+    assert not app.exception, app.exception
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["Reviewed"] == "1"
+    assert any("reject" in str(frame.value.get("action", "")) for frame in app.dataframe
+               if hasattr(frame.value, "get")), "decision history missing"
+
+
+def test_overlap_map_colours_by_cluster_after_a_merge(app):
+    app.switch_page("pages/merge_review.py").run()
+    app.button(key="merge_run").click().run()
+    app.switch_page("pages/overlap_map.py").run()
+    assert not app.exception, app.exception
+    app.radio(key="overlap_method").set_value("pca").run()
+    app.radio(key="overlap_colour").set_value("merge cluster").run()
+    app.toggle(key="overlap_links").set_value(True).run()
+    app.text_input(key="overlap_search").input("convert currency").run()
+    assert not app.exception, app.exception
+    assert any("search hits" in c.value for c in app.caption) and any("neighbour links" in c.value for c in app.caption)

@@ -1,0 +1,89 @@
+"""Candidate generation of ToolScopeMerger (ToolScope §3.2 tool indexing; Alg. 1 steps 2–4)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.merging.graph import components
+
+SWEEP = tuple(round(0.77 + 0.01 * i, 2) for i in range(14))  # 0.77 … 0.90, the paper's sensitivity range
+
+
+@dataclass(frozen=True)
+class CandidatePair:
+    i: int
+    j: int
+    cosine: float
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    x = np.ascontiguousarray(vectors, dtype=np.float32)
+    if x.ndim != 2:
+        raise ValueError(f"vectors must be a 2-D array, got shape {x.shape}")
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norms == 0, 1.0, norms)
+
+
+def neighbours(vectors: np.ndarray, k: int = 30) -> tuple[np.ndarray, np.ndarray]:
+    """Each tool's k nearest other tools by cosine with an exact FAISS inner-product index."""
+    import faiss
+
+    x = _unit(vectors)
+    n = len(x)
+    kk = min(k + 1, n)
+    index = faiss.IndexFlatIP(x.shape[1])
+    index.add(x)
+    sims, idx = index.search(x, kk)
+    return sims, idx
+
+
+def candidate_pairs(vectors: np.ndarray, k: int = 30, threshold: float = 0.82) -> list[CandidatePair]:
+    """ToolScope Alg. 1 steps 2–4: top-k neighbours of every tool, kept when cosine ≥ θ; each unordered
+    pair once (i < j), sorted by cosine, highest first."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    if not -1.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be a cosine in [-1, 1], got {threshold}")
+    if len(vectors) < 2:
+        return []
+    sims, idx = neighbours(vectors, k)
+    best: dict[tuple[int, int], float] = {}
+    rows, cols = np.nonzero(sims >= threshold)
+    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+        j = int(idx[r, c])
+        if j < 0 or j == r:
+            continue
+        pair = (r, j) if r < j else (j, r)
+        best[pair] = max(best.get(pair, -1.0), float(sims[r, c]))
+    return sorted((CandidatePair(i, j, round(s, 6)) for (i, j), s in best.items()),
+                  key=lambda p: (-p.cosine, p.i, p.j))
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    threshold: float
+    pairs: int
+    clusters: int
+    tools_in_clusters: int
+    size_after: int
+
+
+def threshold_sweep(vectors: np.ndarray, thresholds: Sequence[float] = SWEEP, k: int = 30) -> list[SweepRow]:
+    """The sensitivity sweep of ToolScope §4.4 / Fig. 4 on the candidate graph alone (every candidate
+    counted as a merge): how many pairs, clusters and tools each θ would put up for review."""
+    n = len(vectors)
+    if n < 2:
+        return [SweepRow(float(t), 0, 0, 0, n) for t in thresholds]
+    sims, idx = neighbours(vectors, k)
+    keys = [str(i) for i in range(n)]
+    rows = []
+    for t in thresholds:
+        links = {(min(r, int(idx[r, c])), max(r, int(idx[r, c])))
+                 for r, c in zip(*np.nonzero(sims >= t), strict=True) if int(idx[r, c]) not in (r, -1)}
+        groups = [g for g in components(keys, ((str(a), str(b)) for a, b in links)) if len(g) > 1]
+        inside = sum(len(g) for g in groups)
+        rows.append(SweepRow(float(t), len(links), len(groups), inside, n - inside + len(groups)))
+    return rows

@@ -1,0 +1,50 @@
+"""The final integrity checks of ToolScope §3.2 (after Auto-Correction)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+
+class MergeIntegrityError(ValueError):
+    """A split or mapping that would lose or duplicate a tool."""
+
+
+def check_split(cluster_id: str, members: Sequence[str], groups: Sequence[Sequence[str]]) -> None:
+    """A split must be a partition of its cluster: every member in exactly one group, nothing added."""
+    seen: dict[str, int] = {}
+    for i, group in enumerate(groups):
+        if not group:
+            raise MergeIntegrityError(f"cluster {cluster_id}: group {i} of the split is empty")
+        for key in group:
+            if key in seen:
+                raise MergeIntegrityError(f"cluster {cluster_id}: {key!r} is in groups {seen[key]} and {i}")
+            seen[key] = i
+    extra = sorted(set(seen) - set(members))
+    if extra:
+        raise MergeIntegrityError(f"cluster {cluster_id}: the split adds {extra[0]!r}, which is not a member")
+    missing = [k for k in members if k not in seen]
+    if missing:
+        raise MergeIntegrityError(f"cluster {cluster_id}: the split drops {missing[0]!r}")
+
+
+def check_integrity(all_keys: Collection[str], clusters: Mapping[str, Sequence[Sequence[str]]],
+                    phi: Mapping[str, str]) -> None:
+    """No tool in two clusters; φ covers exactly the catalog; no tool both kept and pruned; each kept tool
+    maps to itself (ToolScope §3.2, final integrity checks)."""
+    owner: dict[str, str] = {}
+    for cid, groups in clusters.items():
+        for group in groups:
+            for key in group:
+                if key in owner and owner[key] != cid:
+                    raise MergeIntegrityError(f"{key!r} is in clusters {owner[key]} and {cid}")
+                owner[key] = cid
+    keys = set(all_keys)
+    if set(phi) != keys:
+        odd = sorted(set(phi) ^ keys)[0]
+        raise MergeIntegrityError(f"φ and the catalog disagree about {odd!r}")
+    kept = set(phi.values())
+    for key in kept:
+        if key not in keys:
+            raise MergeIntegrityError(f"φ maps to {key!r}, which is not in the catalog")
+        if phi[key] != key:
+            raise MergeIntegrityError(f"{key!r} is kept (others map to it) and pruned (it maps to {phi[key]!r})")

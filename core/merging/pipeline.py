@@ -1,0 +1,283 @@
+"""ToolScopeMerger end to end (ToolScope §3.2, Alg. 1 steps 1–12): candidates, pair classification,
+components, representatives and φ, Auto-Correction, integrity checks, merged documentation.
+
+Every judge answer goes through ``store`` as soon as it arrives, so an interrupted run resumes without
+asking again; a finished run is rebuilt from its store with no judge calls at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from core.merging.candidates import candidate_pairs
+from core.merging.docs import merged_tool
+from core.merging.graph import components, representative
+from core.merging.integrity import check_integrity, check_split
+from core.merging.judge import MergeJudge
+from core.models import Tool
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class MergeConfig:
+    threshold: float = 0.82
+    k: int = 30
+    autocorrect: bool = True
+    max_workers: int = 8
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.threshold <= 1.0:
+            raise ValueError(f"threshold must be a cosine in (0, 1], got {self.threshold}")
+        if self.k < 1:
+            raise ValueError(f"k must be at least 1, got {self.k}")
+        if self.max_workers < 1:
+            raise ValueError(f"max_workers must be at least 1, got {self.max_workers}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"threshold": self.threshold, "k": self.k, "autocorrect": self.autocorrect}
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    a: str
+    b: str
+    cosine: float
+    same: bool
+    reason: str
+    ok: bool = True
+    error: str | None = None
+    call_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ClusterAudit:
+    ok: bool
+    groups: tuple[tuple[str, ...], ...]
+    reason: str
+    call_id: int | None = None
+    error: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        if self.error:
+            return "ERROR"
+        return "MERGE_OK" if self.ok else "MERGE_BAD"
+
+
+@dataclass(frozen=True)
+class MergedDoc:
+    description: str
+    call_id: int | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Cluster:
+    id: str
+    members: tuple[str, ...]
+    representative: str
+    confidence: float  # mean cosine of the positive pairs inside the cluster
+    audit: ClusterAudit | None
+    groups: tuple[tuple[str, ...], ...]  # after Auto-Correction; each group keeps its own representative
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    config: MergeConfig
+    pairs: tuple[PairVerdict, ...]
+    clusters: tuple[Cluster, ...]
+    phi: Mapping[str, str]
+    merged_tools: Mapping[str, Tool] = field(default_factory=dict)
+
+    @property
+    def merge_ok(self) -> int:
+        return sum(1 for c in self.clusters if c.audit is not None and c.audit.verdict == "MERGE_OK")
+
+    @property
+    def merge_bad(self) -> int:
+        return sum(1 for c in self.clusters if c.audit is not None and c.audit.verdict == "MERGE_BAD")
+
+    def reduced_catalog(self, tools: Sequence[Tool]) -> tuple[Tool, ...]:
+        """The merged toolset T′: kept tools in catalog order, merged ones with their merged docs."""
+        return tuple(self.merged_tools.get(t.key, t) for t in tools if self.phi.get(t.key, t.key) == t.key)
+
+    def summary(self) -> dict[str, Any]:
+        kept = len(set(self.phi.values()))
+        return {"size_before": len(self.phi), "size_after": kept, "candidate_pairs": len(self.pairs),
+                "positive_pairs": sum(p.same for p in self.pairs), "clusters": len(self.clusters),
+                "merge_ok": self.merge_ok, "merge_bad": self.merge_bad,
+                "pair_errors": sum(not p.ok for p in self.pairs)}
+
+
+class MergeStore(Protocol):
+    def load_pairs(self) -> Mapping[tuple[str, str], PairVerdict]: ...
+    def save_pair(self, verdict: PairVerdict) -> None: ...
+    def load_audits(self) -> Mapping[str, ClusterAudit]: ...
+    def save_audit(self, members_key: str, audit: ClusterAudit) -> None: ...
+    def load_docs(self) -> Mapping[str, MergedDoc]: ...
+    def save_doc(self, group_key: str, doc: MergedDoc) -> None: ...
+
+
+class MemoryMergeStore:
+    def __init__(self) -> None:
+        self.pairs: dict[tuple[str, str], PairVerdict] = {}
+        self.audits: dict[str, ClusterAudit] = {}
+        self.docs: dict[str, MergedDoc] = {}
+
+    def load_pairs(self) -> Mapping[tuple[str, str], PairVerdict]:
+        return dict(self.pairs)
+
+    def save_pair(self, verdict: PairVerdict) -> None:
+        self.pairs[(verdict.a, verdict.b)] = verdict
+
+    def load_audits(self) -> Mapping[str, ClusterAudit]:
+        return dict(self.audits)
+
+    def save_audit(self, members_key: str, audit: ClusterAudit) -> None:
+        self.audits[members_key] = audit
+
+    def load_docs(self) -> Mapping[str, MergedDoc]:
+        return dict(self.docs)
+
+    def save_doc(self, group_key: str, doc: MergedDoc) -> None:
+        self.docs[group_key] = doc
+
+
+def group_key(keys: Sequence[str]) -> str:
+    """Identity of a set of tools in the store (order-free)."""
+    return "\n".join(sorted(keys))
+
+
+def _concurrently(items: Sequence[Any], fn: Callable[[Any], Any], workers: int, on_done: Callable[[Any, Any], None]
+                  ) -> None:
+    if not items:
+        return
+    with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
+        futures = {pool.submit(fn, item): item for item in items}
+        for fut in as_completed(futures):
+            on_done(futures[fut], fut.result())
+
+
+def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, config: MergeConfig | None = None, *,
+              store: MergeStore | None = None, progress: Progress | None = None) -> MergeResult:
+    """ToolScope Alg. 1 steps 1–12 over ``tools`` (rows of ``vectors`` in the same order)."""
+    config = config or MergeConfig()
+    if len(tools) != len(vectors):
+        raise ValueError(f"{len(tools)} tools but {len(vectors)} vectors")
+    keys = [t.key for t in tools]
+    if len(set(keys)) != len(keys):
+        raise ValueError("tool keys must be unique")
+    by_key = {t.key: t for t in tools}
+    store = store if store is not None else MemoryMergeStore()
+    report = progress or (lambda done, total, stage: None)
+
+    # steps 2–5: candidates, then one classification per pair (asked concurrently, saved as they come)
+    cands = candidate_pairs(vectors, config.k, config.threshold)
+    verdicts = {k: v for k, v in store.load_pairs().items()}
+    todo = [c for c in cands if (keys[c.i], keys[c.j]) not in verdicts]
+    done = len(cands) - len(todo)
+    report(done, len(cands), "pairs")
+
+    def classify(c):
+        a, b = by_key[keys[c.i]], by_key[keys[c.j]]
+        rc = judge.classify_pair(a, b, c.cosine)
+        if rc.ok:
+            return PairVerdict(a.key, b.key, c.cosine, bool(rc.value.same), rc.value.reason, True, None, rc.call_id)
+        return PairVerdict(a.key, b.key, c.cosine, False, "no usable verdict; kept apart", False, rc.error,
+                           rc.call_id)
+
+    def save_pair(_c, verdict: PairVerdict) -> None:
+        nonlocal done
+        store.save_pair(verdict)
+        verdicts[(verdict.a, verdict.b)] = verdict
+        done += 1
+        report(done, len(cands), "pairs")
+
+    _concurrently(todo, classify, config.max_workers, save_pair)
+    pairs = tuple(verdicts[(keys[c.i], keys[c.j])] for c in cands)
+
+    # steps 6–9: graph, components, representatives
+    positive = [(p.a, p.b) for p in pairs if p.same]
+    comps = [g for g in components(keys, positive) if len(g) > 1]
+    cosine = {(p.a, p.b): p.cosine for p in pairs if p.same}
+    ids = {g: f"c{i:03d}" for i, g in enumerate(comps, start=1)}
+
+    # step 10: Auto-Correction, one audit per cluster
+    audits: dict[str, ClusterAudit] = dict(store.load_audits()) if config.autocorrect else {}
+    if config.autocorrect:
+        todo_c = [g for g in comps if group_key(g) not in audits]
+        n_done = len(comps) - len(todo_c)
+        report(n_done, len(comps), "audit")
+
+        def audit(g):
+            rc = judge.audit_cluster([by_key[k] for k in g])
+            if rc.ok:
+                groups = tuple(tuple(x) for x in rc.value.groups) if not rc.value.ok else (tuple(g),)
+                check_split(ids[g], g, groups)
+                return ClusterAudit(bool(rc.value.ok), groups, rc.value.reason, rc.call_id)
+            return ClusterAudit(True, (tuple(g),), "no usable verdict; the cluster is kept as the graph made it",
+                                rc.call_id, rc.error)
+
+        def save_audit(g, result: ClusterAudit) -> None:
+            nonlocal n_done
+            store.save_audit(group_key(g), result)
+            audits[group_key(g)] = result
+            n_done += 1
+            report(n_done, len(comps), "audit")
+
+        _concurrently(todo_c, audit, config.max_workers, save_audit)
+
+    clusters = []
+    for g in comps:
+        a = audits.get(group_key(g)) if config.autocorrect else None
+        groups = a.groups if a is not None else (tuple(g),)
+        check_split(ids[g], g, groups)
+        sims = [s for (x, y), s in cosine.items() if x in g and y in g]
+        clusters.append(Cluster(ids[g], tuple(g), representative([by_key[k] for k in g]).key,
+                                round(float(np.mean(sims)), 4) if sims else 0.0, a,
+                                tuple(tuple(x) for x in groups)))
+
+    # step 11: merged documentation per final group of two or more tools, and φ
+    phi = {k: k for k in keys}
+    final = [grp for c in clusters for grp in c.groups if len(grp) > 1]
+    for grp in final:
+        rep = representative([by_key[k] for k in grp]).key
+        for k in grp:
+            phi[k] = rep
+    check_integrity(keys, {c.id: c.groups for c in clusters}, phi)
+    docs = dict(store.load_docs())
+    todo_d = [grp for grp in final if group_key(grp) not in docs]
+    d_done = len(final) - len(todo_d)
+    report(d_done, len(final), "docs")
+
+    def write(grp):
+        rep = representative([by_key[k] for k in grp])
+        others = [by_key[k] for k in grp if k != rep.key]
+        rc = judge.merged_doc(rep, others)
+        if rc.ok and isinstance(rc.value, str) and rc.value.strip():
+            return MergedDoc(rc.value.strip(), rc.call_id)
+        return MergedDoc(rep.description, rc.call_id, rc.error or "empty merged description")
+
+    def save_doc(grp, doc: MergedDoc) -> None:
+        nonlocal d_done
+        store.save_doc(group_key(grp), doc)
+        docs[group_key(grp)] = doc
+        d_done += 1
+        report(d_done, len(final), "docs")
+
+    _concurrently(todo_d, write, config.max_workers, save_doc)
+    merged = {}
+    for grp in final:
+        rep = representative([by_key[k] for k in grp])
+        merged[rep.key] = merged_tool(rep, [by_key[k] for k in grp if k != rep.key], docs[group_key(grp)].description)
+    return MergeResult(config, pairs, tuple(clusters), phi, merged)
+
+
+def verdict_json(v: PairVerdict | ClusterAudit | MergedDoc) -> dict[str, Any]:
+    return asdict(v)

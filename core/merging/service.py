@@ -1,0 +1,115 @@
+"""A merge of one stored catalog version, end to end: the run in the store (resumable), the judge from the
+LLM settings, and the before/after measures. Shared by the CLI and the Merge review / Overlap map pages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.context import LLMConfig
+from core.merging.judge import MergeJudge, make_judge
+from core.merging.measures import (
+    BeforeAfter,
+    Coverage,
+    coverage,
+    mean_silhouette,
+    required_calls,
+    retrieval_before_after,
+    silhouette_curve,
+)
+from core.merging.pipeline import MergeConfig, MergeResult, run_merge
+from core.models import Query, Tool
+from core.search.engine import SearchEngine
+
+
+def judge_for(db: Any, llm: LLMConfig, *, seed: int = 0, run_id: int | None = None,
+              api_key: str | None = None) -> MergeJudge:
+    from core.llm.ledger import SqlLedger
+
+    ledger = SqlLedger(db, run_id=run_id)
+    if llm.kind == "offline":
+        return make_judge("offline", ledger=ledger, seed=seed)
+    from core.llm.factory import make_operators
+
+    ops = make_operators(llm.kind, ledger=ledger, seed=seed, base_url=llm.base_url, model=llm.model,
+                         api_key=api_key, replay=llm.replay, **llm.options)
+    return make_judge("prompted", operators=ops)
+
+
+def judge_id(llm: LLMConfig) -> str:
+    if llm.kind == "offline":
+        from core.merging.offline_judge import MODEL
+
+        return f"offline:{MODEL}"
+    return llm.generator_id
+
+
+@dataclass(frozen=True)
+class MergeRun:
+    run_id: int
+    version_id: int
+    result: MergeResult
+
+
+def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLMConfig | None = None, *,
+                  seed: int = 0, api_key: str | None = None, fresh: bool = False,
+                  progress: Callable[[int, int, str], None] | None = None) -> MergeRun:
+    """Run (or resume, or rebuild from the store) ToolScopeMerger on a stored catalog version."""
+    from storage import runs
+    from storage.merges import SqlMergeStore, list_merge_runs, open_merge_run
+
+    llm = llm or LLMConfig()
+    engine = workspace.search_engine(version_id)
+    jid = judge_id(llm)
+    wanted = {"version_id": version_id, **config.as_dict(), "judge": jid}
+    finished = [r for r in list_merge_runs(workspace.db, version_id)
+                if r.status == "done" and dict(r.config) == wanted]
+    run = finished[0] if finished and not fresh else open_merge_run(workspace.db, version_id, config.as_dict(), jid,
+                                                                    resume=not fresh)
+    judge = judge_for(workspace.db, llm, seed=seed, run_id=run.id, api_key=api_key)
+    result = run_merge(engine.tools, engine.vectors, judge, config, store=SqlMergeStore(workspace.db, run.id),
+                       progress=progress)
+    if run.status != "done":
+        runs.finish_run(workspace.db, run.id, result.summary())
+    return MergeRun(run.id, version_id, result)
+
+
+@dataclass(frozen=True)
+class MergeMeasures:
+    silhouette_before: tuple[tuple[int, float], ...]
+    silhouette_after: tuple[tuple[int, float], ...]
+    retrieval: BeforeAfter | None
+    coverage: Coverage | None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"silhouette_before": mean_silhouette(self.silhouette_before),
+                               "silhouette_after": mean_silhouette(self.silhouette_after),
+                               "silhouette_ks": [k for k, _ in self.silhouette_before]}
+        if self.retrieval is not None:
+            r = self.retrieval
+            out.update({f"recall_at_{r.k}_before": r.recall_before, f"recall_at_{r.k}_after": r.recall_after,
+                        f"csr_at_{r.k}_before": r.csr_before, f"csr_at_{r.k}_after": r.csr_after,
+                        "queries": r.n_queries})
+        if self.coverage is not None:
+            out.update({"tccr": self.coverage.tccr, "ucc": self.coverage.ucc})
+        return out
+
+
+def measure(engine: SearchEngine, merged: Sequence[Tool], result: MergeResult, queries: Sequence[Query] = (), *,
+            k: int = 5, silhouette_ks: Sequence[int] | None = None) -> MergeMeasures:
+    """Silhouette before/after (App. D.1), Recall@k and CSR@k before/after with relabelled gold (§4.4), and
+    TCCR/UCC (App. K.1) from gold calls with the gold tools' required arguments."""
+    after_engine = SearchEngine.build(merged, engine.embedder, cache=engine.cache)
+    ks = tuple(silhouette_ks) if silhouette_ks is not None else tuple(
+        k_ for k_ in (5, 10, 20, 30, 40, 50) if k_ < len(merged))
+    before_s = tuple(silhouette_curve(engine.vectors, ks))
+    after_s = tuple(silhouette_curve(after_engine.vectors, ks))
+    retrieval = cov = None
+    if queries:
+        texts = [q.text for q in queries]
+        before = [[h.key for h in r.hits] for r in engine.search_batch(texts, k)]
+        after = [[h.key for h in r.hits] for r in after_engine.search_batch(texts, k)]
+        retrieval = retrieval_before_after(before, after, queries, result.phi, k)
+        cov = coverage(required_calls(queries, engine.tools), merged, result.phi)
+    return MergeMeasures(before_s, after_s, retrieval, cov)

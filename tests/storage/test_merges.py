@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+
+from core.merging.pipeline import MergeConfig, run_merge
+from core.merging.offline_judge import OfflineJudge
+from storage.catalogs import import_catalog
+from storage.db import init_db
+from storage.merges import (
+    SqlMergeStore,
+    apply_decisions,
+    list_decisions,
+    open_merge_run,
+    record_decision,
+    review_state,
+)
+from tests.core.merging.test_merging import CountingJudge, tool
+
+
+@pytest.fixture
+def merged(db):
+    init_db(db)
+    tools = [tool("gcd", "greatest common divisor", ["a", "b"], ["a", "b"]),
+             tool("math_gcd", "gcd of integers", ["a", "b", "c"], ["a", "b"]),
+             tool("gcd_v2", "gcd of two numbers", ["x", "y"], ["x", "y"]),
+             tool("weather", "current weather", ["city"], ["city"])]
+    v = np.array([[1, 0], [0.97, 0.24], [0.95, 0.31], [0, 1]], dtype=np.float32)
+    version = import_catalog(db, "gcds", tools)
+    run = open_merge_run(db, version.id, MergeConfig(threshold=0.9).as_dict(), "offline")
+    result = run_merge(tools, v, OfflineJudge(), MergeConfig(threshold=0.9), store=SqlMergeStore(db, run.id))
+    return db, run, tools, v, result
+
+
+def test_store_round_trip_resumes_without_calls(merged):
+    db, run, tools, v, result = merged
+    judge = CountingJudge()
+    again = run_merge(tools, v, judge, MergeConfig(threshold=0.9), store=SqlMergeStore(db, run.id))
+    assert judge.pairs == 0 and again.phi == result.phi and again.clusters == result.clusters
+    assert open_merge_run(db, run.version_id, MergeConfig(threshold=0.9).as_dict(), "offline").id == run.id  # resumes
+
+
+def test_decisions_replay_into_the_reviewed_catalog(merged):
+    db, run, tools, _v, result = merged
+    cid = result.clusters[0].id
+    assert set(result.clusters[0].members) == {"gcd", "math_gcd", "gcd_v2"}
+    reviewed, phi = apply_decisions(result, list_decisions(db, run.id), tools)
+    assert len(reviewed) == 2 and phi["gcd_v2"] == "gcd"  # pending clusters follow the result
+    record_decision(db, run.id, cid, "move", {"key": "gcd_v2", "to_group": 1})
+    record_decision(db, run.id, cid, "edit_doc", {"group": 0, "description": "GCD, reviewed."})
+    record_decision(db, run.id, cid, "accept")
+    decisions = list_decisions(db, run.id)
+    assert [d.action for d in decisions] == ["move", "edit_doc", "accept"]
+    assert all(d.created_at is not None for d in decisions)
+    state = review_state(result, decisions)[cid]
+    assert state.status == "accepted" and state.groups == (("gcd", "math_gcd"), ("gcd_v2",))
+    reviewed, phi = apply_decisions(result, decisions, tools)
+    assert [t.key for t in reviewed] == ["gcd", "gcd_v2", "weather"] and phi["math_gcd"] == "gcd"
+    assert reviewed[0].description == "GCD, reviewed." and phi["gcd_v2"] == "gcd_v2"
+    record_decision(db, run.id, cid, "reject")
+    reviewed, phi = apply_decisions(result, list_decisions(db, run.id), tools)
+    assert len(reviewed) == 4 and all(phi[k] == k for k in phi)
+
+
+def test_bad_decisions_are_refused(merged):
+    db, run, *_ = merged
+    with pytest.raises(ValueError, match="valid actions"):
+        record_decision(db, run.id, "c001", "approve")
+    with pytest.raises(ValueError, match="a move needs"):
+        record_decision(db, run.id, "c001", "move", {"key": "gcd"})
