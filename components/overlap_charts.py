@@ -78,3 +78,15 @@ def shared_axes(coords, pad: float = 0.05) -> tuple[tuple[float, float], tuple[f
     lo, hi = coords.min(axis=0), coords.max(axis=0)
     span = (hi - lo) * pad + 1e-6
     return (float(lo[0] - span[0]), float(hi[0] + span[0])), (float(lo[1] - span[1]), float(hi[1] + span[1]))
+
+
+def silhouette_chart(before: Sequence[tuple[int, float]], after: Sequence[tuple[int, float]]) -> go.Figure:
+    """Silhouette per k before and after merging: lower after means less crowding (ToolScope App. D.1)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[k for k, _ in before], y=[s for _, s in before], mode="lines+markers",
+                             name="original"))
+    fig.add_trace(go.Scatter(x=[k for k, _ in after], y=[s for _, s in after], mode="lines+markers",
+                             name="merged"))
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="k (k-means clusters)",
+                      yaxis_title="silhouette (cosine)", title="Silhouette before / after merging")
+    return fig

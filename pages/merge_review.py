@@ -49,7 +49,7 @@ reviewed, phi = apply_decisions(result, decisions, tools)
 
 c = st.columns(5)
 c[0].metric("Tools before", len(tools))
-c[1].metric("After (reviewed)", len(reviewed), delta=len(reviewed) - len(tools))
+c[1].metric("After (reviewed)", len(reviewed), delta=len(reviewed) - len(tools), delta_color="off")
 c[2].metric("Clusters", len(result.clusters))
 c[3].metric("MERGE_OK / MERGE_BAD", f"{result.merge_ok} / {result.merge_bad}" if autocorrect else "off")
 c[4].metric("Reviewed", sum(s.status != "pending" for s in states.values()))

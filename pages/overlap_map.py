@@ -4,9 +4,10 @@ import pandas as pd
 import streamlit as st
 
 from components.merge_view import finished_run
-from components.overlap_charts import group_colours, overlap_scatter, shared_axes
+from components.overlap_charts import group_colours, overlap_scatter, shared_axes, silhouette_chart
 from components.pickers import catalog_picker, ensure_engine
 from components.session import llm_config, workspace
+from core.merging.measures import silhouette_curve
 from core.merging.pipeline import MergeConfig
 from core.overlap import category_groups, cluster_groups, merged_layer, original_layer, selected_keys
 from core.projection import METHODS, knn_edges, params_key
@@ -69,16 +70,27 @@ if merge:
     with left:
         event = st.plotly_chart(overlap_scatter(before, by_key, title=f"Original · {len(tools)} tools", colours=colours,
                                                 highlight=highlight, edges=edges, axes=axes),
-                                on_select="rerun", selection_mode=("points", "box", "lasso"), key="overlap_before")
+                                on_select="rerun", selection_mode=("points", "box", "lasso"), key="overlap_before",
+                                width="stretch")
     with right:
         kept_edges = [e for e in edges if merge[e[0]] == e[0] and merge[e[1]] == e[1]]
         st.plotly_chart(overlap_scatter(after, by_key, title=f"Merged · {len(after.keys)} tools", colours=colours,
                                         highlight=highlight, edges=kept_edges, axes=axes),
-                        on_select="ignore", key="overlap_after")
+                        on_select="ignore", key="overlap_after", width="stretch")
+    if st.toggle("Silhouette before / after (ToolScope App. D.1)", key="overlap_silhouette"):
+        sil_key = f"silhouette_{version.id}_{threshold}_{len(after.keys)}"
+        if sil_key not in st.session_state:
+            with st.spinner("k-means silhouette over k = 5…50, before and after…"):
+                index = {t.key: i for i, t in enumerate(tools)}
+                ks = [k for k in (5, 10, 20, 30, 40, 50) if k < len(after.keys)]
+                st.session_state[sil_key] = (silhouette_curve(engine.vectors, ks),
+                                             silhouette_curve(engine.vectors[[index[k] for k in after.keys]], ks))
+        st.plotly_chart(silhouette_chart(*st.session_state[sil_key]), width="stretch", key="overlap_sil_chart")
 else:
     event = st.plotly_chart(overlap_scatter(before, by_key, title=f"{info.name} v{version.number} · {len(tools)} tools",
                                             colours=colours, highlight=highlight, edges=edges, axes=axes),
-                            on_select="rerun", selection_mode=("points", "box", "lasso"), key="overlap_before")
+                            on_select="rerun", selection_mode=("points", "box", "lasso"), key="overlap_before",
+                            width="stretch")
 
 picked = selected_keys(event.selection.points if event and event.selection else [], before)
 if picked and picked != chosen:

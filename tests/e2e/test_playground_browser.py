@@ -10,6 +10,8 @@ def test_playground_animation_in_real_browser(app_url, page):
     page.get_by_role("heading", name="Strategy playground").first.wait_for(timeout=120_000)
     page.get_by_role("button", name="Run").click()
     page.get_by_role("heading", name="Outcome").wait_for(timeout=180_000)
+    # on a fresh store the catalog map (UMAP) is computed after the outcome table: allow for it
+    page.get_by_role("tab", name="memetic").wait_for(timeout=240_000)
     page.get_by_role("tab", name="memetic").click()
     page.locator(".js-plotly-plot:visible").first.wait_for(timeout=60_000)
     page.locator(".js-plotly-plot:visible").first.scroll_into_view_if_needed()

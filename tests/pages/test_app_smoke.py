@@ -136,3 +136,6 @@ def test_overlap_map_colours_by_cluster_after_a_merge(app):
     app.text_input(key="overlap_search").input("convert currency").run()
     assert not app.exception, app.exception
     assert any("search hits" in c.value for c in app.caption) and any("neighbour links" in c.value for c in app.caption)
+    app.toggle(key="overlap_silhouette").set_value(True).run()
+    assert not app.exception, app.exception
+    assert len(app.get("plotly_chart")) >= 3  # original, merged and the silhouette curves

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from core.merging.pipeline import MergeConfig, run_merge
 from core.merging.offline_judge import OfflineJudge
+from core.merging.pipeline import MergeConfig, run_merge
 from storage.catalogs import import_catalog
 from storage.db import init_db
 from storage.merges import (

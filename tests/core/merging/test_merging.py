@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from core.llm.base import RoleCall
+from core.llm.base import LLMBadResponse, RoleCall
 from core.merging.candidates import candidate_pairs, threshold_sweep
 from core.merging.docs import merged_parameters
 from core.merging.features import name_tokens
@@ -12,7 +12,6 @@ from core.merging.measures import coverage, relabel_queries
 from core.merging.offline_judge import OfflineJudge
 from core.merging.pipeline import MemoryMergeStore, MergeConfig, run_merge
 from core.merging.prompted_judge import parse_audit, parse_pair
-from core.llm.base import LLMBadResponse
 from core.models import Query, Tool
 
 

@@ -1,4 +1,3 @@
-import numpy as np
 
 from core.llm.factory import make_operators
 from core.llm.ledger import MemoryLedger
