@@ -83,6 +83,16 @@ def open_merge_run(db: Engine, version_id: int, config: Mapping[str, Any], judge
                          version_id=version_id, strategy=judge_id, resume=resume)
 
 
+RUN_STATUSES = ("done", "failed")
+
+
+def finish_merge_run(db: Engine, run_id: int, summary: Mapping[str, Any], *, status: str = "done") -> runs.RunInfo:
+    """Close a merge run with its summary (``MergeResult.summary()``) as ``done``, or as ``failed``."""
+    if status not in RUN_STATUSES:
+        raise ValueError(f"merge run {run_id}: status {status!r} is not one of {', '.join(RUN_STATUSES)}")
+    return runs.finish_run(db, run_id, dict(summary), status=status)
+
+
 def list_merge_runs(db: Engine, version_id: int | None = None) -> tuple[runs.RunInfo, ...]:
     return tuple(r for r in runs.list_runs(db, kind="merge") if version_id is None or r.version_id == version_id)
 

@@ -27,29 +27,46 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return x / np.where(norms == 0, 1.0, norms)
 
 
-def neighbours(vectors: np.ndarray, k: int = 30) -> tuple[np.ndarray, np.ndarray]:
-    """Each tool's k nearest other tools by cosine with an exact FAISS inner-product index."""
+EXACT_LIMIT = 20_000  # above this many tools the neighbour search is approximate (IVF) unless told otherwise
+
+
+def neighbours(vectors: np.ndarray, k: int = 30, *, exact: bool | None = None,
+               nprobe: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    """Each tool's k nearest other tools by cosine (ToolScope §3.2 step 1, FAISS inner product over unit
+    vectors). Exact (``IndexFlatIP``) up to :data:`EXACT_LIMIT` tools or when ``exact``; above it an inverted
+    file over 4·√n k-means cells, searched in ``nprobe`` cells, which finds near-duplicates (they share a
+    cell) at a fraction of the exhaustive scan's cost (bench/bench_merge.py prints its recall). Row i lists tool i itself too; callers drop it."""
     import faiss
 
     x = _unit(vectors)
-    n = len(x)
+    n, d = x.shape
     kk = min(k + 1, n)
-    index = faiss.IndexFlatIP(x.shape[1])
+    if exact if exact is not None else n <= EXACT_LIMIT:
+        index = faiss.IndexFlatIP(d)
+    else:
+        nlist = max(1, int(4 * np.sqrt(n)))
+        index = faiss.IndexIVFFlat(faiss.IndexFlatIP(d), d, nlist, faiss.METRIC_INNER_PRODUCT)
+        index.cp.niter = 10
+        index.cp.max_points_per_centroid = 32  # train on a sample: ≤ 32 points per cell
+        index.cp.seed = 0
+        index.train(x)
+        index.nprobe = min(nprobe, nlist)
     index.add(x)
     sims, idx = index.search(x, kk)
     return sims, idx
 
 
-def candidate_pairs(vectors: np.ndarray, k: int = 30, threshold: float = 0.82) -> list[CandidatePair]:
-    """ToolScope Alg. 1 steps 2–4: top-k neighbours of every tool, kept when cosine ≥ θ; each unordered
-    pair once (i < j), sorted by cosine, highest first."""
+def candidate_pairs(vectors: np.ndarray, k: int = 30, threshold: float = 0.82, *,
+                    exact: bool | None = None) -> list[CandidatePair]:
+    """ToolScope §3.2 step 1 (Alg. 1 steps 2–4): top-k neighbours of every tool, kept when cosine ≥ θ; each
+    unordered pair once (i < j), sorted by cosine, highest first. ``exact`` as in :func:`neighbours`."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     if not -1.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be a cosine in [-1, 1], got {threshold}")
     if len(vectors) < 2:
         return []
-    sims, idx = neighbours(vectors, k)
+    sims, idx = neighbours(vectors, k, exact=exact)
     best: dict[tuple[int, int], float] = {}
     rows, cols = np.nonzero(sims >= threshold)
     for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
@@ -69,6 +86,18 @@ class SweepRow:
     clusters: int
     tools_in_clusters: int
     size_after: int
+
+    @property
+    def n_pairs(self) -> int:
+        return self.pairs
+
+    @property
+    def n_clusters(self) -> int:
+        return self.clusters
+
+    @property
+    def n_tools_in_clusters(self) -> int:
+        return self.tools_in_clusters
 
 
 def threshold_sweep(vectors: np.ndarray, thresholds: Sequence[float] = SWEEP, k: int = 30) -> list[SweepRow]:

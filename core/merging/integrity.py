@@ -10,7 +10,8 @@ class MergeIntegrityError(ValueError):
 
 
 def check_split(cluster_id: str, members: Sequence[str], groups: Sequence[Sequence[str]]) -> None:
-    """A split must be a partition of its cluster: every member in exactly one group, nothing added."""
+    """ToolScope §3.2 step 5 / App. F: a MERGE_BAD split must be a partition of its cluster (every member in
+    exactly one group, nothing added, no empty group)."""
     seen: dict[str, int] = {}
     for i, group in enumerate(groups):
         if not group:
@@ -29,8 +30,9 @@ def check_split(cluster_id: str, members: Sequence[str], groups: Sequence[Sequen
 
 def check_integrity(all_keys: Collection[str], clusters: Mapping[str, Sequence[Sequence[str]]],
                     phi: Mapping[str, str]) -> None:
-    """No tool in two clusters; φ covers exactly the catalog; no tool both kept and pruned; each kept tool
-    maps to itself (ToolScope §3.2, final integrity checks)."""
+    """ToolScope §3.2 step 5 (final integrity checks): no tool in two clusters; φ covers exactly the catalog;
+    no tool both kept and pruned (each kept tool maps to itself); every group of a cluster maps to one kept
+    tool inside it. ``clusters`` maps a cluster id to its final groups (the split, or one group)."""
     owner: dict[str, str] = {}
     for cid, groups in clusters.items():
         for group in groups:
@@ -43,8 +45,19 @@ def check_integrity(all_keys: Collection[str], clusters: Mapping[str, Sequence[S
         odd = sorted(set(phi) ^ keys)[0]
         raise MergeIntegrityError(f"φ and the catalog disagree about {odd!r}")
     kept = set(phi.values())
-    for key in kept:
+    for key in sorted(kept):
+        where = f"cluster {owner[key]}: " if key in owner else ""
         if key not in keys:
             raise MergeIntegrityError(f"φ maps to {key!r}, which is not in the catalog")
         if phi[key] != key:
-            raise MergeIntegrityError(f"{key!r} is kept (others map to it) and pruned (it maps to {phi[key]!r})")
+            raise MergeIntegrityError(f"{where}{key!r} is kept (others map to it) and pruned "
+                                      f"(it maps to {phi[key]!r})")
+    for cid, groups in clusters.items():
+        for group in groups:
+            targets = {phi[k] for k in group if k in phi}
+            if len(targets) > 1:
+                raise MergeIntegrityError(f"cluster {cid}: the group {list(group)!r} maps to several kept tools "
+                                          f"{sorted(targets)!r}")
+            if targets and next(iter(targets)) not in group:
+                raise MergeIntegrityError(f"cluster {cid}: the group {list(group)!r} maps to "
+                                          f"{next(iter(targets))!r}, which is outside the group")

@@ -3,8 +3,9 @@ relabelled gold, and functionality coverage (TCCR / UCC)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -55,20 +56,63 @@ class BeforeAfter:
     n_queries: int
 
 
-def retrieval_before_after(before: Sequence[Sequence[str]], after: Sequence[Sequence[str]],
-                           queries: Sequence[Query], phi: Mapping[str, str], k: int = 5) -> BeforeAfter:
-    """Recall@k and CSR@k (ToolScope Eq. 6, first-|gold| selector) of the same queries on the original
-    catalog (original gold) and on the merged one (gold relabelled through φ)."""
-    if not (len(before) == len(after) == len(queries)):
-        raise ValueError(f"{len(queries)} queries but {len(before)} and {len(after)} rankings")
-    relabelled = relabel_queries(queries, phi)
+# A tool selector for CSR (ToolScope Eq. 6): shown a query and the keys of its top-k, it returns the keys an
+# agent would pick. ``None`` uses the metrics' stand-in (the first |gold| keys: the top-1 for one gold tool).
+QuerySelector = Callable[[Query, Sequence[str]], Sequence[str]]
+
+
+def offline_selector(operators: Any, tools: Sequence[Tool]) -> QuerySelector:
+    """A CSR selector from the ``select_tools`` role of LLM operators (offline or prompted), shown each
+    candidate's key and description. A failed call picks nothing, so that query counts as a miss."""
+    blurbs = {t.key: f"{t.name}: {t.description}" for t in tools}
+
+    def select(query: Query, top: Sequence[str]) -> Sequence[str]:
+        rc = operators.select_tools(query.text, [(k, blurbs.get(k, k)) for k in top])
+        return list(rc.value) if rc.ok and rc.value else []
+    return select
+
+
+def _rankings(engine: Any, queries: Sequence[Query], k: int) -> list[list[str]]:
+    if hasattr(engine, "search_batch"):
+        return [[h.key for h in r.hits] for r in engine.search_batch([q.text for q in queries], k)]
+    rankings = [list(r) for r in engine]
+    if len(rankings) != len(queries):
+        raise ValueError(f"{len(queries)} queries but {len(rankings)} rankings")
+    return rankings
+
+
+def retrieval_before_after(before: Any, after: Any, queries: Sequence[Query],
+                           relabelled: Sequence[Query] | Mapping[str, str], k: int = 5, *,
+                           selector: QuerySelector | None = None) -> BeforeAfter:
+    """ToolScope §4.4: Recall@k and CSR@k (Eq. 6) of the same queries on the original catalog (original gold)
+    and on the merged one (gold relabelled through φ, Eq. 3).
+
+    ``before`` / ``after`` are search engines (anything with ``search_batch``) or precomputed rankings, one
+    per query; ``relabelled`` is the relabelled query list or φ itself. CSR asks ``selector`` which of the
+    top k an agent picks (see :func:`offline_selector`); without one, the first |gold| retrieved tools."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    if isinstance(relabelled, Mapping):
+        relabelled = relabel_queries(queries, relabelled)
+    if len(relabelled) != len(queries):
+        raise ValueError(f"{len(queries)} queries but {len(relabelled)} relabelled queries")
+    for q, r in zip(queries, relabelled, strict=True):
+        if q.id != r.id:
+            raise ValueError(f"relabelled query {r.id!r} is out of step with query {q.id!r}")
+    rank_b, rank_a = _rankings(before, queries, k), _rankings(after, queries, k)
+
+    def csr(ranked: Sequence[str], q: Query) -> float:
+        if selector is None:
+            return csr_at_k(ranked, q.gold, k)
+        return csr_at_k(ranked, q.gold, k, selector=lambda top, q=q: selector(q, top))
+
     n = len(queries) or 1
     return BeforeAfter(
         k,
-        round(sum(recall_at_k(r, q.gold, k) for r, q in zip(before, queries, strict=True)) / n, 4),
-        round(sum(recall_at_k(r, q.gold, k) for r, q in zip(after, relabelled, strict=True)) / n, 4),
-        round(sum(csr_at_k(r, q.gold, k) for r, q in zip(before, queries, strict=True)) / n, 4),
-        round(sum(csr_at_k(r, q.gold, k) for r, q in zip(after, relabelled, strict=True)) / n, 4),
+        round(sum(recall_at_k(r, q.gold, k) for r, q in zip(rank_b, queries, strict=True)) / n, 4),
+        round(sum(recall_at_k(r, q.gold, k) for r, q in zip(rank_a, relabelled, strict=True)) / n, 4),
+        round(sum(csr(r, q) for r, q in zip(rank_b, queries, strict=True)) / n, 4),
+        round(sum(csr(r, q) for r, q in zip(rank_a, relabelled, strict=True)) / n, 4),
         len(queries),
     )
 
@@ -106,6 +150,12 @@ def coverage(calls: Sequence[tuple[str, frozenset[str]]], merged: Sequence[Tool]
     unique = sorted(set(calls), key=lambda c: (c[0], sorted(c[1])))
     return Coverage(round(sum(hits) / len(hits), 4), round(sum(served(k, a) for k, a in unique) / len(unique), 4),
                     len(calls), len(unique))
+
+
+def tccr_ucc(calls: Sequence[tuple[str, Iterable[str]]], merged: Sequence[Tool],
+             phi: Mapping[str, str] | None = None) -> Coverage:
+    """ToolScope App. K.1 TCCR and UCC (see :func:`coverage`); argument sets may be any iterables."""
+    return coverage([(str(key), frozenset(args)) for key, args in calls], merged, phi)
 
 
 def required_calls(queries: Iterable[Query], tools: Sequence[Tool]) -> list[tuple[str, frozenset[str]]]:

@@ -1,15 +1,20 @@
 """Offline merge judge: deterministic rules over names, descriptions and parameter schemas. Not an LLM.
 
 Pair rule (for pairs already above the cosine threshold): the same name once case and separators are
-ignored is a match; a name carrying an action the other tool never mentions, a required-parameter count
-that differs by two or more, or names about different objects with nothing else in common are not.
-The audit re-checks every pair inside a cluster with the same rules and splits the cluster into the
-groups that survive (stricter than the graph, which links through chains).
+ignored is a match. Otherwise the pair is kept apart when a name carries an action the other tool never
+mentions (add_task / list_tasks), when one tool requires inputs the other cannot take even as optional
+parameters (get_weather(city) / get_forecast(city, days)), when one tool consumes what the other looks up
+(get_current_time(timezone) / get_timezone), when the required-parameter counts differ by two or more, or
+when each name carries a word the other tool never mentions (simple_interest / compound_interest).
+The audit re-checks every pair inside a cluster with the same rules plus equal required-parameter counts
+and splits the cluster into groups whose members all match each other (stricter than the graph, which
+links through chains); the split is always a partition of the cluster.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,19 +28,47 @@ MODEL = "merge-rules-v1"
 
 
 def pair_verdict(ev: PairEvidence) -> PairJudgement:
+    """ToolScope §3.2 step 2 (pair classification M_C, Eq. 1), answered by rules instead of a model."""
     if ev.same_name:
         return PairJudgement(True, "same name apart from case and separators")
     if ev.conflicting_actions:
         acts = sorted(set(ev.actions[0]) | set(ev.actions[1]))
         return PairJudgement(False, f"different actions: {', '.join(acts)} is not something the other tool does")
+    if ev.extra_inputs:
+        return PairJudgement(False, f"one tool requires {', '.join(ev.extra_inputs)}, which the other cannot take")
+    if ev.chain:
+        return PairJudgement(False, f"steps of one task, not the same job: {ev.chain}")
     gap = abs(ev.required[0] - ev.required[1])
     if gap >= 2:
         return PairJudgement(False, f"required parameters differ too much ({ev.required[0]} vs {ev.required[1]})")
-    if ev.different_objects and (gap or ev.name_overlap == 0):
+    if ev.different_objects:
         return PairJudgement(False, f"about different things: {', '.join(ev.unshared[0])} vs "
                                     f"{', '.join(ev.unshared[1])}")
     return PairJudgement(True, "same job: close wording, compatible required parameters"
                                + (f", shared name words ({ev.name_overlap:.0%})" if ev.name_overlap else ""))
+
+
+def merged_description(representative: Tool, others: Sequence[Tool], *, limit: int = 3) -> str:
+    """ToolScope §3.2 step 6 (M_D) without a model: the representative's description, then the merged tools'
+    names and the first sentence of each description that adds words the kept text lacks."""
+    base = " ".join(representative.description.split()) or representative.name
+    if not others:
+        return base
+    seen = _plain_words(base)
+    notes = []
+    for t in others:
+        first = re.split(r"(?<=[.!?])\s", " ".join(t.description.split()), maxsplit=1)[0].rstrip(".")
+        new = _plain_words(first) - seen
+        if first and len(new) >= 2 and len(notes) < limit:
+            notes.append(f"{first} ({t.name})")
+            seen |= new
+    names = ", ".join(t.name for t in others)
+    text = f"{base.rstrip('.')}. Replaces {names}."
+    return text + (" Also described as: " + "; ".join(notes) + "." if notes else "")
+
+
+def _plain_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3}
 
 
 def strict_same(a: Tool, b: Tool) -> bool:
@@ -95,7 +128,5 @@ class OfflineJudge:
 
     def merged_doc(self, representative: Tool, others: Sequence[Tool]) -> RoleCall:
         def run() -> str:
-            names = ", ".join(t.name for t in others)
-            base = representative.description.strip() or representative.name
-            return f"{base} (Also covers: {names}.)" if names else base
+            return merged_description(representative, others)
         return self._call("merged_doc", {"keep": representative.key, "others": [t.key for t in others]}, run)

@@ -54,6 +54,14 @@ class PairVerdict:
     error: str | None = None
     call_id: int | None = None
 
+    @property
+    def a_key(self) -> str:
+        return self.a
+
+    @property
+    def b_key(self) -> str:
+        return self.b
+
 
 @dataclass(frozen=True)
 class ClusterAudit:

@@ -12,8 +12,10 @@ from core.merging.judge import MergeJudge, make_judge
 from core.merging.measures import (
     BeforeAfter,
     Coverage,
+    QuerySelector,
     coverage,
     mean_silhouette,
+    relabel_queries,
     required_calls,
     retrieval_before_after,
     silhouette_curve,
@@ -56,8 +58,8 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
                   seed: int = 0, api_key: str | None = None, fresh: bool = False,
                   progress: Callable[[int, int, str], None] | None = None) -> MergeRun:
     """Run (or resume, or rebuild from the store) ToolScopeMerger on a stored catalog version."""
-    from storage import runs
-    from storage.merges import SqlMergeStore, list_merge_runs, open_merge_run
+    from core.merging.integrity import MergeIntegrityError
+    from storage.merges import SqlMergeStore, finish_merge_run, list_merge_runs, open_merge_run
 
     llm = llm or LLMConfig()
     engine = workspace.search_engine(version_id)
@@ -68,10 +70,14 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
     run = finished[0] if finished and not fresh else open_merge_run(workspace.db, version_id, config.as_dict(), jid,
                                                                     resume=not fresh)
     judge = judge_for(workspace.db, llm, seed=seed, run_id=run.id, api_key=api_key)
-    result = run_merge(engine.tools, engine.vectors, judge, config, store=SqlMergeStore(workspace.db, run.id),
-                       progress=progress)
+    try:
+        result = run_merge(engine.tools, engine.vectors, judge, config, store=SqlMergeStore(workspace.db, run.id),
+                           progress=progress)
+    except MergeIntegrityError:
+        finish_merge_run(workspace.db, run.id, {}, status="failed")
+        raise
     if run.status != "done":
-        runs.finish_run(workspace.db, run.id, result.summary())
+        finish_merge_run(workspace.db, run.id, result.summary())
     return MergeRun(run.id, version_id, result)
 
 
@@ -97,7 +103,8 @@ class MergeMeasures:
 
 
 def measure(engine: SearchEngine, merged: Sequence[Tool], result: MergeResult, queries: Sequence[Query] = (), *,
-            k: int = 5, silhouette_ks: Sequence[int] | None = None) -> MergeMeasures:
+            k: int = 5, silhouette_ks: Sequence[int] | None = None,
+            selector: QuerySelector | None = None) -> MergeMeasures:
     """Silhouette before/after (App. D.1), Recall@k and CSR@k before/after with relabelled gold (§4.4), and
     TCCR/UCC (App. K.1) from gold calls with the gold tools' required arguments."""
     after_engine = SearchEngine.build(merged, engine.embedder, cache=engine.cache)
@@ -107,9 +114,7 @@ def measure(engine: SearchEngine, merged: Sequence[Tool], result: MergeResult, q
     after_s = tuple(silhouette_curve(after_engine.vectors, ks))
     retrieval = cov = None
     if queries:
-        texts = [q.text for q in queries]
-        before = [[h.key for h in r.hits] for r in engine.search_batch(texts, k)]
-        after = [[h.key for h in r.hits] for r in after_engine.search_batch(texts, k)]
-        retrieval = retrieval_before_after(before, after, queries, result.phi, k)
+        retrieval = retrieval_before_after(engine, after_engine, queries, relabel_queries(queries, result.phi), k,
+                                           selector=selector)
         cov = coverage(required_calls(queries, engine.tools), merged, result.phi)
     return MergeMeasures(before_s, after_s, retrieval, cov)

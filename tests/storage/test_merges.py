@@ -66,3 +66,17 @@ def test_bad_decisions_are_refused(merged):
         record_decision(db, run.id, "c001", "approve")
     with pytest.raises(ValueError, match="a move needs"):
         record_decision(db, run.id, "c001", "move", {"key": "gcd"})
+
+
+def test_finish_and_list_merge_runs(merged):
+    from storage.merges import finish_merge_run, list_merge_runs
+
+    db, run, _tools, _v, result = merged
+    assert [r.id for r in list_merge_runs(db, run.version_id)] == [run.id]
+    assert list_merge_runs(db, run.version_id + 1) == ()
+    done = finish_merge_run(db, run.id, result.summary())
+    assert done.status == "done" and done.finished_at is not None and done.finished_at.tzinfo is not None
+    # a finished run is not resumed: the same config opens a new run
+    assert open_merge_run(db, run.version_id, MergeConfig(threshold=0.9).as_dict(), "offline").id != run.id
+    with pytest.raises(ValueError, match=f"merge run {run.id}: status 'paused'"):
+        finish_merge_run(db, run.id, {}, status="paused")

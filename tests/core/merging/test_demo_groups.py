@@ -25,7 +25,11 @@ def demo(minilm):
     return SearchEngine.build(tools, minilm), pairs
 
 
-@pytest.mark.parametrize("threshold,min_precision,min_recall", [(0.82, 1.0, 0.08), (0.77, 0.9, 0.2)])
+# Floors a little under what was measured (offline judge, MiniLM, Auto-Correction on): θ 0.82 P 1.00 R 0.15;
+# θ 0.77 P 1.00 R 0.30; θ 0.72 P 0.87 R 0.44. Recall is bounded by the candidates: most planted duplicates
+# sit between cosine 0.5 and 0.8 with MiniLM, so few of them reach θ at all.
+@pytest.mark.parametrize("threshold,min_precision,min_recall", [(0.82, 1.0, 0.14), (0.77, 0.95, 0.28),
+                                                                (0.72, 0.85, 0.4)])
 def test_planted_duplicates_merge_and_lookalikes_do_not(demo, threshold, min_precision, min_recall):
     engine, planted = demo
     result = run_merge(engine.tools, engine.vectors, make_judge("offline"), MergeConfig(threshold=threshold))
