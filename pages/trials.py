@@ -1,13 +1,126 @@
-from components.planned import planned_page
+"""Trials: call the retrieved tools for real and re-rank them on what happened (GRETEL)."""
 
-planned_page(
-    "Trials",
-    "Check retrieved tools by actually calling them.",
-    [
-        "per candidate: plan the call, execute it (MCP server, Python sandbox or HTTP), simulate on error, classify the outcome",
-        "a timeline per candidate with the JSON of every step and its time",
-        "the ranking before and after evidence-based re-ranking, with arrows for moves",
-        "the failure taxonomy over a query set",
-    ],
-    papers="GRETEL §3, Alg. 1, Tables 3–5",
+import hashlib
+
+import streamlit as st
+
+from components.pickers import catalog_picker, ensure_engine
+from components.session import llm_config, workspace
+from components.text import md_escape
+from components.trials_view import (
+    metrics_table,
+    outcome_label,
+    ranking_table,
+    reports_table,
+    taxonomy_chart,
+    trial_detail,
 )
+from core.evaluation import select_queries
+from core.models import Query
+from core.strategies.registry import strategy_names
+from core.trials.pipeline import TrialConfig
+from core.trials.service import load_trial_run, rerun_in_run, run_trial_set
+from storage.catalogs import list_query_sets, load_queries
+
+
+@st.cache_resource(show_spinner=False)
+def _router(version_id: int, demo: bool, _tools):
+    """One set of executors per catalog version for the whole app (MCP servers start on first use)."""
+    from core.execution.setup import build_router
+
+    return build_router(_tools, demo=demo)
+
+
+st.title("Trials")
+st.caption("GRETEL (§3, Alg. 1): each retrieved candidate is planned, called through a real executor, "
+           "simulated only after a transient failure, classified, and the list is re-ranked on that evidence.")
+ws = workspace()
+info, version = catalog_picker(ws, key="trials")
+engine = ensure_engine(ws, version)
+names = {t.key: t.name for t in engine.tools}
+llm = llm_config()
+with st.sidebar:
+    st.divider()
+    strategies = list(strategy_names())
+    strategy = st.selectbox("Initial ranking", strategies, index=strategies.index("query"), key="trials_strategy")
+    k = st.slider("Candidates tried (K)", 3, 20, 10, key="trials_k")
+    simulate = st.toggle("Simulate after transient failures", value=True, key="trials_simulate")
+    timeout = st.slider("Call timeout (s)", 1.0, 30.0, 8.0, 0.5, key="trials_timeout")
+    st.caption("Planner / simulator / re-ranker: "
+               + ("**offline rules (not an LLM)**" if llm.kind == "offline" else f"**{md_escape(llm.model or '')}**"))
+router = _router(version.id, info.name == "demo", engine.tools)
+config = TrialConfig(k=k, simulate=simulate, timeout=timeout)
+api_key = st.session_state.get("llm_api_key")
+sets = list_query_sets(ws.db, info.name)
+gold_queries = list(load_queries(ws.db, sets[0].id)) if sets else []
+
+one, many = st.tabs(["One query", "Query set"])
+
+with one:
+    mode = st.radio("Query", ["From the gold set", "Free text"], horizontal=True, key="trials_mode",
+                    disabled=not gold_queries)
+    if mode == "Free text" or not gold_queries:
+        text = st.text_input("Request", "How many kilometres is 26.2 miles?", key="trials_text")
+        query = Query("free-" + hashlib.sha256(text.encode()).hexdigest()[:10], text)
+    else:
+        query = st.selectbox("Gold query", gold_queries, key="trials_query",
+                             format_func=lambda q: f"{q.id} · {q.text[:100]}")
+    if st.button("Run trials", type="primary", key="trials_run"):
+        with st.spinner("Planning and calling the candidates…"):
+            run = run_trial_set(ws, version.id, [query], router, strategy=strategy, config=config, llm=llm,
+                                api_key=api_key)
+        st.session_state["trials_last"] = (run.run_id, query.id)
+    last = st.session_state.get("trials_last")
+    if not last:
+        st.info("Pick a query and press **Run trials**: the top-K candidates are tried one by one and the "
+                "trace of every call appears here.")
+    else:
+        run_id, qid = last
+        _, reports = load_trial_run(ws.db, run_id)
+        report = st.session_state.get(f"trials_rerun_{run_id}_{qid}") or next(r for r in reports if r.query_id == qid)
+        st.markdown(f"**Request:** {md_escape(report.query)}")
+        if report.gold:
+            st.caption("Gold: " + ", ".join(md_escape(names.get(g, g)) for g in report.gold))
+        if report.rerank.error:
+            st.warning(f"The re-ranker failed ({md_escape(report.rerank.error)}); the evidence order was used.")
+        st.subheader("Ranking before → after")
+        st.dataframe(ranking_table(report, names), hide_index=True, width="stretch", key="trials_ranking")
+        st.subheader("Trace per candidate")
+        for key in report.after:
+            trial = report.trial(key)
+            with st.expander(f"#{trial.rank} {trial.name} — {outcome_label(trial)}", expanded=False):
+                st.caption(md_escape(trial.reason))
+                trial_detail(trial, key=f"trial_{key}")
+                if st.button("Re-run this candidate", key=f"trials_rerun_btn_{key}"):
+                    fresh = rerun_in_run(ws, run_id, qid, key, router, llm=llm, api_key=api_key)
+                    st.session_state[f"trials_rerun_{run_id}_{qid}"] = fresh
+                    st.rerun()
+
+with many:
+    if not gold_queries:
+        st.info("This catalog has no gold queries; import a queries JSONL on the Catalog page.")
+    else:
+        splits = sorted({q.split for q in gold_queries if q.split})
+        c1, c2 = st.columns(2)
+        split = c1.selectbox("Split", ["all", *splits], key="trials_split")
+        limit = c2.number_input("Queries", 1, len(gold_queries), min(20, len(gold_queries)), key="trials_limit")
+        queries = select_queries(gold_queries, split=None if split == "all" else split, limit=int(limit))
+        if st.button(f"Run trials on {len(queries)} queries", key="trials_run_set"):
+            bar = st.progress(0.0, text="Starting…")
+            run = run_trial_set(ws, version.id, queries, router, strategy=strategy, config=config, llm=llm,
+                                api_key=api_key,
+                                progress=lambda d, n, q: bar.progress(d / max(n, 1), text=f"Query {d}/{n} {q}"))
+            bar.empty()
+            st.session_state["trials_set_last"] = run.run_id
+        set_run = st.session_state.get("trials_set_last")
+        if set_run:
+            info_run, reports = load_trial_run(ws.db, set_run)
+            metrics = info_run.metrics
+            c = st.columns(4)
+            c[0].metric("Queries", metrics.get("queries", len(reports)))
+            c[1].metric("Trials", metrics.get("trials", 0))
+            c[2].metric("Simulated answers", metrics.get("simulated", 0))
+            c[3].metric("LLM/rule calls failed", f"{metrics.get('llm_errors', 0)} of {metrics.get('llm_calls', 0)}")
+            st.dataframe(metrics_table(metrics), hide_index=True, key="trials_metrics")
+            st.plotly_chart(taxonomy_chart(metrics.get("failures", {})), width="stretch", key="trials_taxonomy")
+            st.dataframe(reports_table(reports, min(5, k)), hide_index=True, width="stretch", key="trials_reports")

@@ -13,13 +13,11 @@ links through chains); the split is always a partition of the cluster.
 
 from __future__ import annotations
 
-import json
 import re
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.llm.base import CallRecord, RoleCall, request_hash
+from core.llm.base import RoleCall, rule_call
 from core.merging.features import PairEvidence, evidence
 from core.merging.judge import AuditJudgement, PairJudgement
 from core.models import Tool
@@ -86,22 +84,8 @@ class OfflineJudge:
         self.seed = int(seed)
 
     def _call(self, role: str, payload: dict[str, Any], fn: Callable[[], Any]) -> RoleCall:
-        start = time.perf_counter()
-        value, error = None, None
-        try:
-            value = fn()
-        except Exception as exc:  # noqa: BLE001 - a rule bug must cost one decision, not the run
-            error = f"{type(exc).__name__}: {exc}"
-        call_id = None
-        if self.ledger is not None:
-            shown = value.__dict__ if hasattr(value, "__dict__") else value
-            call_id = self.ledger.record(CallRecord(
-                role=role, backend=self.name, model=self.model, temperature=0.0,
-                request_hash=request_hash(self.name, self.model, role, 0.0, self.seed, payload),
-                prompt=json.dumps(payload, ensure_ascii=False, default=str),
-                response=json.dumps(shown, ensure_ascii=False, default=str), latency_s=time.perf_counter() - start,
-                error=error))
-        return RoleCall(value=value, call_id=call_id, ok=error is None, error=error, role=role)
+        return rule_call(self.ledger, backend=self.name, model=self.model, role=role, seed=self.seed,
+                         payload=payload, fn=fn)
 
     def classify_pair(self, a: Tool, b: Tool, cosine: float) -> RoleCall:
         return self._call("classify_pair", {"a": a.key, "b": b.key, "cosine": round(float(cosine), 6)},

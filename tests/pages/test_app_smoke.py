@@ -139,3 +139,17 @@ def test_overlap_map_colours_by_cluster_after_a_merge(app):
     app.toggle(key="overlap_silhouette").set_value(True).run()
     assert not app.exception, app.exception
     assert len(app.get("plotly_chart")) >= 3  # original, merged and the silhouette curves
+
+
+def test_trials_page_runs_one_query_and_shows_the_trace(app):
+    app.switch_page("pages/trials.py").run()
+    assert not app.exception, app.exception
+    query = app.selectbox(key="trials_query")
+    query.select_index(next(i for i, q in enumerate(query.options) if "26.2 miles" in q)).run()
+    app.button(key="trials_run").click().run()
+    assert not app.exception, app.exception
+    table = app.dataframe[0].value
+    assert len(table) == 10 and "convert_units" in set(table["tool"])
+    labels = [e.label for e in app.expander]
+    assert any("FUNCTIONAL_SUCCESS" in label for label in labels), labels
+    assert any(("MISMATCH" in label or "FAILED" in label or "FAILURE" in label) for label in labels), labels

@@ -1,0 +1,78 @@
+"""The executor interface shared by the MCP client, the Python sandbox and the HTTP caller.
+
+An executor never raises for a failing tool: every outcome, including a crash, a timeout or a refused
+host, comes back as an :class:`ExecutionResult` whose ``error_kind`` lets the trial classify it
+(GRETEL §3.2.1: a structured error is evidence, not an exception).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from core.models import Tool
+
+# Why a call failed. ``invalid_params`` is the tool rejecting the arguments (GRETEL's parameter mismatch);
+# the others are failures of the tool or its host (GRETEL's execution failure).
+ERROR_KINDS = (
+    "invalid_params",  # missing/unknown/mistyped argument, rejected by the tool or its schema
+    "auth",  # authentication or authorisation refused
+    "not_found",  # the tool or endpoint does not exist on the server
+    "server",  # the tool ran and failed (exception, HTTP 5xx, MCP isError)
+    "timeout",  # no answer within the time limit
+    "crash",  # the server or sandbox process died mid-call
+    "limit",  # a resource limit (memory, output size) stopped the call
+    "refused",  # the executor would not make the call (host not on the allow-list, network off)
+    "unavailable",  # the executor could not be started or reached
+)
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    """The outcome of one call. ``data`` is the JSON-able answer when ``ok``; ``error`` says what went
+    wrong otherwise, and ``error_kind`` is one of :data:`ERROR_KINDS`."""
+
+    ok: bool
+    data: Any = None
+    error: str | None = None
+    error_kind: str | None = None
+    seconds: float = 0.0
+    executor: str = ""
+
+    def __post_init__(self) -> None:
+        if self.ok and (self.error is not None or self.error_kind is not None):
+            raise ValueError("ExecutionResult: a successful result carries no error")
+        if not self.ok and (not self.error or self.error_kind not in ERROR_KINDS):
+            raise ValueError(
+                f"ExecutionResult: a failed result needs an error message and an error_kind in {ERROR_KINDS}, "
+                f"got {self.error!r} / {self.error_kind!r}"
+            )
+
+    @staticmethod
+    def failure(kind: str, message: str, *, seconds: float = 0.0, executor: str = "") -> ExecutionResult:
+        return ExecutionResult(False, None, message, kind, seconds, executor)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "data": self.data, "error": self.error, "error_kind": self.error_kind,
+                "seconds": round(self.seconds, 4), "executor": self.executor}
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs tools of one kind. ``covers`` says whether this executor can run ``tool`` at all (an MCP
+    server lists it, a sandbox has its callable, an HTTP tool has a URL); ``call`` runs it once."""
+
+    name: str
+
+    def covers(self, tool: Tool) -> bool: ...
+
+    def call(self, tool: Tool, arguments: Mapping[str, Any], *, timeout: float = 10.0) -> ExecutionResult: ...
+
+    def close(self) -> None: ...
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` made JSON-serialisable (unknown objects become their ``str``), for storage."""
+    return json.loads(json.dumps(value, default=str, ensure_ascii=False))

@@ -1,0 +1,1 @@
+"""GRETEL trials: plan, execute, simulate and re-rank candidate tools on evidence."""

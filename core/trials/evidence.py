@@ -1,0 +1,178 @@
+"""What a trial leaves behind: its steps, its outcome class, and the report over all candidates.
+
+Outcome classes follow GRETEL §4.4 (Table 4) plus the two states a trial can stop in before the tool
+answers: PLANNING_FAILED (Alg. 1 line 3) and NOT_EXECUTED (no executor reaches the tool).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+FUNCTIONAL_SUCCESS = "FUNCTIONAL_SUCCESS"
+PARAMETER_MISMATCH = "PARAMETER_MISMATCH"
+SEMANTIC_MISMATCH = "SEMANTIC_MISMATCH"
+EXECUTION_FAILURE = "EXECUTION_FAILURE"
+PLANNING_FAILED = "PLANNING_FAILED"
+NOT_EXECUTED = "NOT_EXECUTED"
+OUTCOMES = (FUNCTIONAL_SUCCESS, SEMANTIC_MISMATCH, PARAMETER_MISMATCH, EXECUTION_FAILURE, PLANNING_FAILED,
+            NOT_EXECUTED)
+# The executor's error kinds GRETEL counts as the tool rejecting its arguments; all others are the
+# tool or its host failing (core.execution.base.ERROR_KINDS).
+_PARAMETER_KINDS = frozenset({"invalid_params"})
+STEP_NAMES = ("plan", "execute", "simulate", "classify")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a trial (GRETEL Alg. 1): what went in, what came out, how it ended and how long."""
+
+    name: str
+    status: str  # "ok" | "failed" | "skipped"
+    input: Mapping[str, Any] = field(default_factory=dict)
+    output: Any = None
+    seconds: float = 0.0
+    call_id: int | None = None
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.name not in STEP_NAMES:
+            raise ValueError(f"Step.name must be one of {STEP_NAMES}, not {self.name!r}")
+        if self.status not in ("ok", "failed", "skipped"):
+            raise ValueError(f"Step.status must be ok, failed or skipped, not {self.status!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "input": dict(self.input), "output": self.output,
+                "seconds": round(self.seconds, 4), "call_id": self.call_id, "note": self.note}
+
+    @staticmethod
+    def from_json(d: Mapping[str, Any]) -> Step:
+        return Step(d["name"], d["status"], d.get("input") or {}, d.get("output"), float(d.get("seconds", 0.0)),
+                    d.get("call_id"), d.get("note", ""))
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The evidence for one candidate tool (GRETEL Alg. 1's (status, result, metadata) tuple, kept whole)."""
+
+    key: str
+    name: str
+    rank: int  # 1-based position in the initial ranking
+    outcome: str
+    reason: str
+    steps: tuple[Step, ...]
+    simulation_used: bool = False
+    executor: str = ""
+
+    def __post_init__(self) -> None:
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"Trial.outcome must be one of {OUTCOMES}, not {self.outcome!r}")
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.seconds for s in self.steps)
+
+    def step(self, name: str) -> Step | None:
+        return next((s for s in self.steps if s.name == name), None)
+
+    @property
+    def arguments(self) -> Mapping[str, Any] | None:
+        plan = self.step("plan")
+        return plan.output.get("arguments") if plan and isinstance(plan.output, Mapping) else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "name": self.name, "rank": self.rank, "outcome": self.outcome,
+                "reason": self.reason, "simulation_used": self.simulation_used, "executor": self.executor,
+                "seconds": round(self.seconds, 4), "steps": [s.to_json() for s in self.steps]}
+
+    @staticmethod
+    def from_json(d: Mapping[str, Any]) -> Trial:
+        return Trial(d["key"], d["name"], int(d["rank"]), d["outcome"], d.get("reason", ""),
+                     tuple(Step.from_json(s) for s in d.get("steps", ())), bool(d.get("simulation_used")),
+                     d.get("executor", ""))
+
+
+@dataclass(frozen=True)
+class Rerank:
+    """The holistic re-ranking (GRETEL §3.2.2): the new order, why, and whether the role fell back."""
+
+    keys: tuple[str, ...]
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    method: str = ""
+    call_id: int | None = None
+    error: str | None = None
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"keys": list(self.keys), "reasons": dict(self.reasons), "method": self.method,
+                "call_id": self.call_id, "error": self.error, "seconds": round(self.seconds, 4)}
+
+    @staticmethod
+    def from_json(d: Mapping[str, Any]) -> Rerank:
+        return Rerank(tuple(d["keys"]), d.get("reasons") or {}, d.get("method", ""), d.get("call_id"), d.get("error"),
+                      float(d.get("seconds", 0.0)))
+
+
+@dataclass(frozen=True)
+class TrialReport:
+    """All trials of one query: the ranking before and after, and every candidate's evidence."""
+
+    query_id: str
+    query: str
+    gold: tuple[str, ...]
+    before: tuple[str, ...]
+    trials: tuple[Trial, ...]
+    rerank: Rerank
+    strategy: str = ""
+
+    @property
+    def after(self) -> tuple[str, ...]:
+        return self.rerank.keys
+
+    def trial(self, key: str) -> Trial | None:
+        return next((t for t in self.trials if t.key == key), None)
+
+    def moves(self) -> dict[str, int]:
+        """Places each candidate moved (positive: promoted)."""
+        return {k: self.before.index(k) - i for i, k in enumerate(self.after) if k in self.before}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"query_id": self.query_id, "query": self.query, "gold": list(self.gold), "before": list(self.before),
+                "after": list(self.after), "strategy": self.strategy, "trials": [t.to_json() for t in self.trials],
+                "rerank": self.rerank.to_json()}
+
+    @staticmethod
+    def from_json(d: Mapping[str, Any]) -> TrialReport:
+        return TrialReport(d["query_id"], d["query"], tuple(d.get("gold", ())), tuple(d["before"]),
+                           tuple(Trial.from_json(t) for t in d["trials"]), Rerank.from_json(d["rerank"]),
+                           d.get("strategy", ""))
+
+
+def is_empty(data: Any) -> bool:
+    """Did a call that ran give nothing back? None, "", [] and {} are empty, and so is an object whose
+    collections are all empty ({"origin": "SFO", "flights": []}: the inputs echoed, no results). An
+    object of plain values ({"result": 0}) is an answer, even when the value is zero."""
+    if data is None:
+        return True
+    if isinstance(data, str):
+        return not data.strip()
+    if isinstance(data, list | tuple):
+        return len(data) == 0
+    if isinstance(data, Mapping):
+        if not data:
+            return True
+        collections = [v for v in data.values() if isinstance(v, list | tuple | Mapping)]
+        return bool(collections) and all(is_empty(v) for v in collections)
+    return False
+
+
+def classify(ok: bool, data: Any = None, error_kind: str | None = None, error: str | None = None) -> tuple[str, str]:
+    """GRETEL §4.4 taxonomy of one executed call: (outcome, reason)."""
+    if ok:
+        if is_empty(data):
+            return SEMANTIC_MISMATCH, "the call ran but returned nothing"
+        return FUNCTIONAL_SUCCESS, "the call ran and returned a result"
+    if error_kind in _PARAMETER_KINDS:
+        return PARAMETER_MISMATCH, f"the tool rejected the arguments: {error}"
+    return EXECUTION_FAILURE, f"{error_kind or 'error'}: {error}"

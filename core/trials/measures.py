@@ -1,0 +1,78 @@
+"""Scores of trial reports: Recall@K, nDCG@K and Pass@K before and after the re-ranking (GRETEL §4.1),
+and the failure-type shares of the top candidates (GRETEL Table 4)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.metrics import ndcg_at_k, recall_at_k
+from core.trials.evidence import (
+    EXECUTION_FAILURE,
+    FUNCTIONAL_SUCCESS,
+    NOT_EXECUTED,
+    PARAMETER_MISMATCH,
+    PLANNING_FAILED,
+    SEMANTIC_MISMATCH,
+    TrialReport,
+)
+
+# Table 4's four classes; a plan that could not be built is the paper's parameter mismatch ("cannot
+# construct valid API calls ... missing mandatory fields"), so it is counted there and also shown apart.
+TAXONOMY = (PARAMETER_MISMATCH, SEMANTIC_MISMATCH, EXECUTION_FAILURE, FUNCTIONAL_SUCCESS)
+
+
+def passes(report: TrialReport, ranking: Sequence[str], k: int) -> bool:
+    """Pass@K for one query: every gold tool is in the top ``k`` and its trial was a real functional
+    success (a simulated answer does not count: nothing was shown to work)."""
+    if not report.gold:
+        return False
+    top = set(ranking[:k])
+    for key in report.gold:
+        trial = report.trial(key)
+        if key not in top or trial is None or trial.outcome != FUNCTIONAL_SUCCESS:
+            return False
+    return True
+
+
+def failure_shares(reports: Sequence[TrialReport], k: int = 5) -> dict[str, Any]:
+    """GRETEL Table 4 over the top-``k`` candidates of the initial rankings: the share of each class
+    among the trials that were planned or run (NOT_EXECUTED trials are counted, not shared)."""
+    counts: Counter[str] = Counter()
+    for report in reports:
+        for key in report.before[:k]:
+            trial = report.trial(key)
+            if trial is not None:
+                counts[trial.outcome] += 1
+    judged = sum(n for outcome, n in counts.items() if outcome != NOT_EXECUTED)
+    grouped = Counter({c: counts[c] for c in TAXONOMY})
+    grouped[PARAMETER_MISMATCH] += counts[PLANNING_FAILED]
+    shares = {c: round(grouped[c] / judged, 4) if judged else 0.0 for c in TAXONOMY}
+    return {"shares": shares, "counts": {c: counts[c] for c in (*TAXONOMY, PLANNING_FAILED, NOT_EXECUTED)},
+            "judged": judged, "k": k}
+
+
+def score_reports(reports: Sequence[TrialReport], k: int = 5) -> dict[str, Any]:
+    """Mean Recall@K, nDCG@K and Pass@K before and after re-ranking, over queries with gold tools."""
+    scored = [r for r in reports if r.gold]
+    n = len(scored)
+
+    def mean(values: list[float]) -> float:
+        return round(sum(values) / n, 4) if n else 0.0
+
+    out: dict[str, Any] = {"queries": n, "k": k}
+    for label, pick in (("before", lambda r: r.before), ("after", lambda r: r.after)):
+        out[label] = {
+            f"recall@{k}": mean([recall_at_k(pick(r), r.gold, k) for r in scored]),
+            f"ndcg@{k}": mean([ndcg_at_k(pick(r), r.gold, k) for r in scored]),
+            f"pass@{k}": mean([1.0 if passes(r, pick(r), k) else 0.0 for r in scored]),
+        }
+    out["failures"] = failure_shares(reports, k)
+    out["simulated"] = sum(t.simulation_used for r in reports for t in r.trials)
+    out["trials"] = sum(len(r.trials) for r in reports)
+    return out
+
+
+def outcome_counts(reports: Sequence[TrialReport]) -> Mapping[str, int]:
+    return dict(Counter(t.outcome for r in reports for t in r.trials))

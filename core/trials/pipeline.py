@@ -1,0 +1,178 @@
+"""GRETEL trials for one query: plan → execute → simulate → classify per candidate, then re-rank.
+
+The candidates' trials run concurrently (bounded); each finished trial is handed to ``store`` at once so
+an interrupted query resumes without redoing the candidates it already tried.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Protocol
+
+from core.execution.base import ExecutionResult, json_safe
+from core.models import Tool
+from core.trials.evidence import (
+    NOT_EXECUTED,
+    PLANNING_FAILED,
+    Rerank,
+    Step,
+    Trial,
+    TrialReport,
+    classify,
+)
+from core.trials.offline import evidence_order
+from core.trials.roles import TrialOperators
+
+# Failures outside the tool's design (a flaky host, a slow answer): GRETEL's "non-critical failures" that
+# the simulator may bridge. Auth, missing endpoints and rejected arguments are the tool's own defects.
+TRANSIENT_KINDS = ("server", "timeout", "crash", "unavailable")
+
+
+@dataclass(frozen=True)
+class TrialConfig:
+    k: int = 10
+    simulate: bool = True
+    simulate_on: tuple[str, ...] = TRANSIENT_KINDS
+    simulate_unexecuted: bool = False
+    timeout: float = 10.0
+    concurrency: int = 4
+    today: str | None = None  # ISO date relative dates are resolved against; None = the day of the run
+
+    def __post_init__(self) -> None:
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise ValueError(f"TrialConfig.k must be a positive integer, not {self.k!r}")
+        if not isinstance(self.concurrency, int) or self.concurrency < 1:
+            raise ValueError(f"TrialConfig.concurrency must be a positive integer, not {self.concurrency!r}")
+        if not self.timeout > 0:
+            raise ValueError(f"TrialConfig.timeout must be positive, not {self.timeout!r}")
+        if self.today is not None:
+            date.fromisoformat(self.today)
+
+    def day(self) -> date:
+        return date.fromisoformat(self.today) if self.today else date.today()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"k": self.k, "simulate": self.simulate, "simulate_on": list(self.simulate_on),
+                "simulate_unexecuted": self.simulate_unexecuted, "timeout": self.timeout,
+                "concurrency": self.concurrency, "today": self.today}
+
+
+class Router(Protocol):
+    def for_tool(self, tool: Tool) -> Any: ...
+
+
+class TrialStore(Protocol):
+    def load(self, query_id: str) -> Mapping[str, Trial]: ...
+
+    def save(self, query_id: str, trial: Trial) -> None: ...
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start
+
+
+def run_trial(query: str, tool: Tool, rank: int, router: Router | None, ops: TrialOperators,
+              config: TrialConfig) -> Trial:
+    """GRETEL Alg. 1 for one candidate, every step recorded with its input, output, status and time."""
+    steps: list[Step] = []
+    plan_call, secs = _timed(lambda: ops.plan_call(query, tool, today=config.day()))
+    plan = plan_call.value
+    if not plan_call.ok or plan is None:
+        steps.append(Step("plan", "failed", {"tool": tool.key}, None, secs, plan_call.call_id,
+                          f"the planner gave no usable plan: {plan_call.error}"))
+        return Trial(tool.key, tool.name, rank, PLANNING_FAILED, f"no usable plan ({plan_call.error})", tuple(steps))
+    plan_out = {"arguments": json_safe(dict(plan.arguments)), "missing": list(plan.missing), "note": plan.note,
+                "sources": dict(plan.sources)}
+    if plan.missing:
+        steps.append(Step("plan", "failed", {"tool": tool.key}, plan_out, secs, plan_call.call_id,
+                          f"the request gives no value for {', '.join(plan.missing)}"))
+        reason = f"required input the request cannot supply: {', '.join(plan.missing)}"
+        return Trial(tool.key, tool.name, rank, PLANNING_FAILED, reason, tuple(steps))
+    steps.append(Step("plan", "ok", {"tool": tool.key}, plan_out, secs, plan_call.call_id))
+
+    executor = router.for_tool(tool) if router is not None else None
+    if executor is None:
+        steps.append(Step("execute", "skipped", {"arguments": plan_out["arguments"]}, None, 0.0,
+                          note="no executor can reach this tool"))
+        if config.simulate and config.simulate_unexecuted:
+            return _simulated(query, tool, rank, ops, plan.arguments, "no executor can reach this tool", steps,
+                              NOT_EXECUTED, "not executed: no executor", "")
+        return Trial(tool.key, tool.name, rank, NOT_EXECUTED, "no executor can reach this tool", tuple(steps))
+    result: ExecutionResult = executor.call(tool, plan.arguments, timeout=config.timeout)
+    steps.append(Step("execute", "ok" if result.ok else "failed",
+                      {"executor": executor.name, "tool": tool.name, "arguments": plan_out["arguments"]},
+                      json_safe(result.data) if result.ok else {"error": result.error, "kind": result.error_kind},
+                      result.seconds))
+    outcome, reason = classify(result.ok, result.data, result.error_kind, result.error)
+    if not result.ok and config.simulate and result.error_kind in config.simulate_on:
+        return _simulated(query, tool, rank, ops, plan.arguments, str(result.error), steps, outcome, reason,
+                          executor.name)
+    steps.append(Step("classify", "ok", {}, {"outcome": outcome}, 0.0, note=reason))
+    return Trial(tool.key, tool.name, rank, outcome, reason, tuple(steps), False, executor.name)
+
+
+def _simulated(query: str, tool: Tool, rank: int, ops: TrialOperators, arguments: Mapping[str, Any], error: str,
+               steps: list[Step], outcome: str, reason: str, executor: str) -> Trial:
+    """GRETEL Alg. 1 lines 9–11: stand in a plausible answer and flag it (simulation_used)."""
+    sim, secs = _timed(lambda: ops.simulate_response(query, tool, arguments, error))
+    used = bool(sim.ok)
+    steps.append(Step("simulate", "ok" if used else "failed", {"error": error},
+                      json_safe(sim.value) if used else None, secs, sim.call_id,
+                      "" if used else f"simulation failed: {sim.error}"))
+    steps.append(Step("classify", "ok", {}, {"outcome": outcome, "simulation_used": used}, 0.0, note=reason))
+    return Trial(tool.key, tool.name, rank, outcome, reason, tuple(steps), used, executor)
+
+
+def rerank(query: str, trials: Sequence[Trial], ops: TrialOperators) -> Rerank:
+    """GRETEL §3.2.2; when the role fails the evidence order is used and the failure is kept."""
+    call, secs = _timed(lambda: ops.holistic_rerank(query, trials))
+    if call.ok and call.value is not None:
+        return Rerank(tuple(call.value.keys), dict(call.value.reasons), ops.name, call.call_id, None, secs)
+    fallback = evidence_order(trials)
+    return Rerank(fallback.keys, dict(fallback.reasons), "evidence order (fallback)", call.call_id, call.error, secs)
+
+
+def run_trials(query_id: str, query: str, gold: Sequence[str], candidates: Sequence[Tool], router: Router | None,
+               ops: TrialOperators, config: TrialConfig, *, strategy: str = "", store: TrialStore | None = None,
+               progress: Callable[[int, int], None] | None = None) -> TrialReport:
+    """Trials for the top ``config.k`` candidates of an initial ranking, then the holistic re-rank."""
+    top = list(candidates)[: config.k]
+    if len({t.key for t in top}) != len(top):
+        raise ValueError(f"query {query_id!r}: the candidate list repeats a tool")
+    done: dict[str, Trial] = dict(store.load(query_id)) if store is not None else {}
+    todo = [(i + 1, t) for i, t in enumerate(top) if t.key not in done]
+    if progress:
+        progress(len(top) - len(todo), len(top))
+
+    def one(item: tuple[int, Tool]) -> Trial:
+        trial = run_trial(query, item[1], item[0], router, ops, config)
+        if store is not None:
+            store.save(query_id, trial)
+        return trial
+
+    with ThreadPoolExecutor(max_workers=min(config.concurrency, max(len(todo), 1))) as pool:
+        for trial in pool.map(one, todo):
+            done[trial.key] = trial
+            if progress:
+                progress(sum(t.key in done for t in top), len(top))
+    trials = tuple(done[t.key] for t in top)
+    return TrialReport(query_id, query, tuple(gold), tuple(t.key for t in top), trials, rerank(query, trials, ops),
+                       strategy)
+
+
+def rerun_candidate(report: TrialReport, tool: Tool, router: Router | None, ops: TrialOperators,
+                    config: TrialConfig) -> TrialReport:
+    """Try one candidate again (say, after fixing its server) and re-rank with the new evidence."""
+    old = report.trial(tool.key)
+    if old is None:
+        raise ValueError(f"query {report.query_id!r}: {tool.key!r} is not one of its candidates")
+    fresh = run_trial(report.query, tool, old.rank, router, ops, config)
+    trials = tuple(fresh if t.key == tool.key else t for t in report.trials)
+    return TrialReport(report.query_id, report.query, report.gold, report.before, trials,
+                       rerank(report.query, trials, ops), report.strategy)

@@ -1,0 +1,68 @@
+"""The three LLM roles of a trial behind one protocol, looked up by name.
+
+Roles (GRETEL §3.2, Table 1's components): the Planner fills a call from the query and the tool's schema,
+the Simulator stands in a plausible answer when a call failed for a reason outside the tool's design, and
+the Evaluator re-ranks all candidates on the gathered evidence. Every role returns a
+:class:`core.llm.base.RoleCall` and never raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Protocol
+
+from core.llm.base import RoleCall
+from core.models import Tool
+from core.trials.evidence import Trial
+
+KINDS = ("offline", "prompted")
+
+
+@dataclass(frozen=True)
+class PlanAnswer:
+    """A planned call: its arguments, the required parameters the query could not supply, and notes."""
+
+    arguments: Mapping[str, Any]
+    missing: tuple[str, ...] = ()
+    note: str = ""
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RerankAnswer:
+    keys: tuple[str, ...]
+    reasons: Mapping[str, str] = field(default_factory=dict)
+
+
+class TrialOperators(Protocol):
+    name: str
+    model: str
+
+    def plan_call(self, query: str, tool: Tool, *, today: date) -> RoleCall:
+        """GRETEL Alg. 1 line 1 (PLAN): arguments for ``tool`` from ``query`` (value: :class:`PlanAnswer`)."""
+        ...
+
+    def simulate_response(self, query: str, tool: Tool, arguments: Mapping[str, Any], error: str) -> RoleCall:
+        """GRETEL Alg. 1 line 10 (SIMULATE): a plausible answer for a call that failed (value: JSON-able)."""
+        ...
+
+    def holistic_rerank(self, query: str, trials: Sequence[Trial]) -> RoleCall:
+        """GRETEL §3.2.2: all candidates re-ranked on their evidence (value: :class:`RerankAnswer`)."""
+        ...
+
+
+def make_trial_operators(kind: str, *, operators: Any = None, ledger: Any = None, seed: int = 0) -> TrialOperators:
+    """``offline`` (rules, no model) or ``prompted`` (the chat backend inside prompted ``operators``)."""
+    if kind == "offline":
+        from core.trials.offline import OfflineTrialOperators
+
+        return OfflineTrialOperators(ledger=ledger, seed=seed)
+    if kind == "prompted":
+        from core.trials.prompted import PromptedTrialOperators
+
+        if operators is None or not hasattr(operators, "backend"):
+            raise ValueError("the prompted trial roles need prompted LLM operators (an endpoint), not offline ones")
+        return PromptedTrialOperators(operators)
+    raise ValueError(f"unknown trial operators {kind!r}; valid kinds: {', '.join(KINDS)}")

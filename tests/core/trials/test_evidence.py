@@ -1,0 +1,43 @@
+import pytest
+
+from core.trials.evidence import (
+    EXECUTION_FAILURE,
+    FUNCTIONAL_SUCCESS,
+    PARAMETER_MISMATCH,
+    SEMANTIC_MISMATCH,
+    Rerank,
+    Step,
+    Trial,
+    TrialReport,
+    classify,
+    is_empty,
+)
+
+
+@pytest.mark.parametrize("data,empty", [
+    (None, True), ("", True), ([], True), ({}, True), ({"origin": "SFO", "flights": []}, True),
+    ({"result": 0}, False), ({"flights": [{"id": 1}]}, False), ("42", False), (0, False),
+])
+def test_empty_answers(data, empty):
+    assert is_empty(data) is empty
+
+
+def test_classification_follows_the_taxonomy():
+    assert classify(True, {"km": 42.16})[0] == FUNCTIONAL_SUCCESS
+    assert classify(True, {"flights": []})[0] == SEMANTIC_MISMATCH
+    assert classify(False, None, "invalid_params", "missing 'carrier'")[0] == PARAMETER_MISMATCH
+    for kind in ("auth", "not_found", "server", "timeout", "crash"):
+        assert classify(False, None, kind, "boom")[0] == EXECUTION_FAILURE
+
+
+def test_report_round_trips_and_reports_moves():
+    steps = (Step("plan", "ok", {"tool": "a"}, {"arguments": {"x": 1}}, 0.01),)
+    trials = (Trial("a", "a", 1, EXECUTION_FAILURE, "auth: no key", steps),
+              Trial("b", "b", 2, FUNCTIONAL_SUCCESS, "ok", steps))
+    report = TrialReport("q1", "text", ("b",), ("a", "b"), trials, Rerank(("b", "a"), {"b": "worked"}, "offline"))
+    again = TrialReport.from_json(report.to_json())
+    assert again == report
+    assert report.moves() == {"b": 1, "a": -1}
+    assert report.trial("a").arguments == {"x": 1}
+    with pytest.raises(ValueError, match="outcome"):
+        Trial("a", "a", 1, "GREAT", "", ())

@@ -1,0 +1,44 @@
+from core.trials.evidence import (
+    EXECUTION_FAILURE,
+    FUNCTIONAL_SUCCESS,
+    NOT_EXECUTED,
+    PLANNING_FAILED,
+    SEMANTIC_MISMATCH,
+    Rerank,
+    Trial,
+    TrialReport,
+)
+from core.trials.measures import failure_shares, passes, score_reports
+
+
+def _report(qid, gold, before, outcomes, after):
+    trials = tuple(Trial(k, k, i + 1, outcomes[k], "", ()) for i, k in enumerate(before))
+    return TrialReport(qid, qid, tuple(gold), tuple(before), trials, Rerank(tuple(after)))
+
+
+def test_hand_worked_scores_before_and_after():
+    # q1: gold g sits at rank 3 behind two broken tools, and worked; the re-rank lifts it to 1.
+    q1 = _report("q1", ["g"], ["x", "y", "g"], {"x": EXECUTION_FAILURE, "y": PLANNING_FAILED, "g": FUNCTIONAL_SUCCESS},
+                 ["g", "x", "y"])
+    # q2: gold h at rank 1 but returned nothing: it never passes.
+    q2 = _report("q2", ["h"], ["h", "z", "w"], {"h": SEMANTIC_MISMATCH, "z": FUNCTIONAL_SUCCESS, "w": NOT_EXECUTED},
+                 ["z", "h", "w"])
+    assert passes(q1, q1.before, 2) is False and passes(q1, q1.after, 1) is True
+    assert passes(q2, q2.before, 3) is False
+    m = score_reports([q1, q2], k=2)
+    assert m["before"]["recall@2"] == 0.5 and m["after"]["recall@2"] == 1.0
+    assert m["before"]["pass@2"] == 0.0 and m["after"]["pass@2"] == 0.5
+    # nDCG@2 with one gold: q1 before 0, after 1; q2 before 1, after 1/log2(3)
+    assert m["before"]["ndcg@2"] == 0.5
+    assert abs(m["after"]["ndcg@2"] - round((1 + 1 / 1.584962500721156) / 2, 4)) < 1e-4
+
+
+def test_failure_shares_count_planning_failures_as_parameter_mismatch():
+    q1 = _report("q1", ["g"], ["x", "y", "g"], {"x": EXECUTION_FAILURE, "y": PLANNING_FAILED, "g": FUNCTIONAL_SUCCESS},
+                 ["g", "x", "y"])
+    q2 = _report("q2", ["h"], ["h", "z", "w"], {"h": SEMANTIC_MISMATCH, "z": FUNCTIONAL_SUCCESS, "w": NOT_EXECUTED},
+                 ["z", "h", "w"])
+    f = failure_shares([q1, q2], k=3)
+    assert f["judged"] == 5 and f["counts"][NOT_EXECUTED] == 1
+    assert f["shares"] == {"PARAMETER_MISMATCH": 0.2, "SEMANTIC_MISMATCH": 0.2, "EXECUTION_FAILURE": 0.2,
+                           "FUNCTIONAL_SUCCESS": 0.4}

@@ -1,0 +1,129 @@
+"""Trials through the real Python sandbox (one subprocess per call) with the offline and prompted roles."""
+
+import pytest
+
+from core.execution.router import ExecutorRouter
+from core.execution.sandbox import PythonFunction, SandboxExecutor
+from core.llm.factory import make_operators
+from core.llm.ledger import MemoryLedger
+from core.models import Tool
+from core.trials.evidence import (
+    EXECUTION_FAILURE,
+    FUNCTIONAL_SUCCESS,
+    NOT_EXECUTED,
+    PARAMETER_MISMATCH,
+    PLANNING_FAILED,
+    SEMANTIC_MISMATCH,
+)
+from core.trials.pipeline import TrialConfig, rerun_candidate, run_trials
+from core.trials.roles import make_trial_operators
+from tests.core.llm.conftest import fake  # noqa: F401 - the fake chat server fixture
+
+SCHEMA = {"type": "object", "properties": {"value": {"type": "number"}, "from_unit": {"type": "string"},
+                                           "to_unit": {"type": "string"}}, "required": ["value", "from_unit", "to_unit"]}
+SOURCE = '''
+def convert(value, from_unit, to_unit):
+    return {"value": round(value * 1.609344, 3), "unit": to_unit}
+
+def empty(value, from_unit, to_unit):
+    return {"results": []}
+
+def picky(value, from_unit, to_unit, region):
+    return {"value": value}
+
+def flaky(value, from_unit, to_unit):
+    raise RuntimeError("upstream answered 503")
+
+def locked(value, from_unit, to_unit):
+    raise PermissionError("401 Unauthorized: missing API key")
+'''
+QUERY = "Convert 26.2 miles to kilometres"
+
+
+def _tools():
+    names = ["picky", "flaky", "empty", "convert", "locked", "unreachable"]
+    tools = [Tool(n, n, f"Converts a value between units ({n}).", SCHEMA) for n in names]
+    needs_id = Tool("needs_id", "needs_id", "Converts the units of a stored measurement.",
+                    {"type": "object", "properties": {"measurement_id": {"type": "string"}},
+                     "required": ["measurement_id"]})
+    return [needs_id, *tools]
+
+
+def _router():
+    functions = {n: PythonFunction.from_source(SOURCE, n) for n in ("convert", "empty", "picky", "flaky", "locked")}
+    return ExecutorRouter([SandboxExecutor(functions, timeout=10.0)])
+
+
+@pytest.mark.slow
+def test_offline_trials_demote_broken_tools_and_keep_every_step():
+    ops = make_trial_operators("offline", ledger=MemoryLedger())
+    with _router() as router:
+        report = run_trials("q1", QUERY, ["convert"], _tools(), router, ops, TrialConfig(k=7, today="2026-11-23"))
+    outcome = {t.key: t.outcome for t in report.trials}
+    assert outcome == {"needs_id": PLANNING_FAILED, "picky": PARAMETER_MISMATCH, "flaky": EXECUTION_FAILURE,
+                       "empty": SEMANTIC_MISMATCH, "convert": FUNCTIONAL_SUCCESS, "locked": EXECUTION_FAILURE,
+                       "unreachable": NOT_EXECUTED}
+    convert = report.trial("convert")
+    assert convert.arguments == {"value": 26.2, "from_unit": "miles", "to_unit": "kilometres"}
+    assert convert.step("execute").output == {"value": 42.165, "unit": "kilometres"}
+    # a failure while running is transient (the sandbox cannot tell it from an outage): simulated and
+    # flagged; rejected arguments are the tool's own defect: never simulated
+    assert report.trial("flaky").simulation_used and report.trial("locked").simulation_used
+    assert not report.trial("picky").simulation_used and report.trial("picky").step("simulate") is None
+    assert [s.name for s in report.trial("flaky").steps] == ["plan", "execute", "simulate", "classify"]
+    assert report.after == ("convert", "flaky", "locked", "unreachable", "empty", "needs_id", "picky")
+    assert report.before[0] == "needs_id" and report.moves()["convert"] == 4
+
+
+@pytest.mark.slow
+def test_no_simulation_and_resume_from_stored_trials():
+    class Store(dict):
+        def load(self, qid):
+            return self.get(qid, {})
+
+        def save(self, qid, trial):
+            self.setdefault(qid, {})[trial.key] = trial
+
+    store = Store()
+    ops = make_trial_operators("offline")
+    config = TrialConfig(k=7, simulate=False, today="2026-11-23")
+    with _router() as router:
+        first = run_trials("q1", QUERY, ["convert"], _tools(), router, ops, config, store=store)
+    assert not any(t.simulation_used for t in first.trials) and len(store["q1"]) == 7
+    # every candidate is stored: with no executor at all the same evidence comes back, nothing is re-run
+    again = run_trials("q1", QUERY, ["convert"], _tools(), None, ops, config, store=store)
+    assert again.trials == first.trials and again.after == first.after
+
+
+@pytest.mark.slow
+def test_rerun_one_candidate_replaces_only_its_evidence():
+    ops = make_trial_operators("offline")
+    config = TrialConfig(k=7, today="2026-11-23")
+    with _router() as router:
+        report = run_trials("q1", QUERY, ["convert"], _tools(), None, ops, config)
+        assert report.trial("convert").outcome == NOT_EXECUTED
+        fresh = rerun_candidate(report, _tools()[4], router, ops, config)
+    assert fresh.trial("convert").outcome == FUNCTIONAL_SUCCESS and fresh.after[0] == "convert"
+    assert fresh.trial("empty") == report.trial("empty")
+
+
+def test_prompted_roles_against_a_chat_server(fake):  # noqa: F811
+    fake.script = [
+        ("ok", '{"arguments": {"value": 26.2, "from_unit": "mi", "to_unit": "km", "bogus": 1}, "missing": []}'),
+        ("ok", "I cannot answer in JSON"),  # the re-rank answer is garbage: evidence order is used, error kept
+    ]
+    ledger = MemoryLedger()
+    operators = make_operators("openai", ledger=ledger, base_url=fake.url, model="tiny", api_key="k", max_retries=0)
+    ops = make_trial_operators("prompted", operators=operators)
+    tool = _tools()[4]
+    report = run_trials("q1", QUERY, ["convert"], [tool], None, ops, TrialConfig(k=1, concurrency=1))
+    trial = report.trial("convert")
+    assert trial.outcome == NOT_EXECUTED and trial.arguments == {"value": 26.2, "from_unit": "mi", "to_unit": "km"}
+    assert "bogus" in trial.step("plan").output["note"]
+    assert report.rerank.method == "evidence order (fallback)" and "JSON" in report.rerank.error
+    assert [r.role for r in ledger.records] == ["plan_call", "holistic_rerank"]
+    assert ledger.records[1].error is not None
+    with pytest.raises(ValueError, match="prompted"):
+        make_trial_operators("prompted", operators=make_operators("offline"))
+    with pytest.raises(ValueError, match="valid kinds: offline, prompted"):
+        make_trial_operators("llama")
