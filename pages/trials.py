@@ -54,9 +54,11 @@ api_key = st.session_state.get("llm_api_key")
 sets = list_query_sets(ws.db, info.name)
 gold_queries = list(load_queries(ws.db, sets[0].id)) if sets else []
 
-one, many = st.tabs(["One query", "Query set"])
+# a radio, not st.tabs: a button press reruns the page and tabs would jump back to the first one
+view = st.radio("View", ["One query", "Query set"], horizontal=True, key="trials_view",
+                label_visibility="collapsed")
 
-with one:
+if view == "One query":
     mode = st.radio("Query", ["From the gold set", "Free text"], horizontal=True, key="trials_mode",
                     disabled=not gold_queries)
     if mode == "Free text" or not gold_queries:
@@ -96,7 +98,7 @@ with one:
                     st.session_state[f"trials_rerun_{run_id}_{qid}"] = fresh
                     st.rerun()
 
-with many:
+else:
     if not gold_queries:
         st.info("This catalog has no gold queries; import a queries JSONL on the Catalog page.")
     else:
