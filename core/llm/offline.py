@@ -15,11 +15,10 @@ import hashlib
 import json
 import random
 import re
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.llm.base import CallRecord, RoleCall, request_hash
+from core.llm.base import RoleCall, rule_call
 from core.llm.heuristics import (
     blurb_body,
     clauses,
@@ -83,21 +82,8 @@ class OfflineOperators:
 
     def _call(self, role: str, payload: dict[str, Any], fn: Callable[[random.Random], Any],
               temperature: float = 0.0) -> RoleCall:
-        start = time.perf_counter()
-        error = None
-        try:
-            value = fn(self._rng(role, payload))
-        except Exception as exc:  # noqa: BLE001 - a heuristic failure is recorded like a model failure
-            value, error = None, f"{type(exc).__name__}: {exc}"
-        call_id = None
-        if self.ledger is not None:
-            call_id = self.ledger.record(CallRecord(
-                role=role, backend=self.name, model=self.model, temperature=float(temperature),
-                request_hash=request_hash(self.name, self.model, role, temperature, self.seed, payload),
-                prompt=json.dumps(payload, ensure_ascii=False, default=str),
-                response=json.dumps(value, ensure_ascii=False, default=str), latency_s=time.perf_counter() - start,
-                error=error))
-        return RoleCall(value=value, call_id=call_id, ok=error is None, error=error, role=role)
+        return rule_call(self.ledger, backend=self.name, model=self.model, role=role, seed=self.seed,
+                         payload=payload, fn=lambda: fn(self._rng(role, payload)), temperature=temperature)
 
     # -- term helpers -----------------------------------------------------------------------------
 
