@@ -1,13 +1,238 @@
-from components.planned import planned_page
+"""Timeline: a catalog's toolset evolving step by step, and what each documentation method forgets and
+discovers along the way (CONTDA)."""
 
-planned_page(
-    "Timeline",
-    "Follow a catalog as tools are added, removed and rewritten, and see what retrieval forgets and discovers.",
-    [
-        "added / removed / retained tools per step, from real versions or a seeded Markov simulation",
-        "success rate per method over steps, Forget and Discover per step, and their trade-off",
-        "documentation revisions per tool with diffs and relational notes",
-        "a regression list: queries solved at one step and lost at the next, with the cause",
-    ],
-    papers="CONTDA §3–5, App. A–B",
+import streamlit as st
+
+from components.pickers import catalog_picker
+from components.session import llm_config, workspace
+from components.text import md_escape
+from components.timeline_view import (
+    causes_line,
+    changes_chart,
+    forget_discover_chart,
+    method_label,
+    regression_frame,
+    revision_view,
+    step_map_chart,
+    step_names,
+    success_chart,
+    summary_frame,
+    tradeoff_chart,
 )
+from core.evaluation import select_queries
+from core.evolution.maps import catalog_tools, step_counts, step_map, step_status
+from core.evolution.markov import PATTERNS, MarkovConfig
+from core.evolution.methods import DEFAULT_METHODS
+from core.evolution.pipeline import EvolutionConfig
+from core.evolution.report import discoveries, doc_history, regressions, revised_keys, table_rows
+from core.evolution.service import EvolutionSpec, list_evolution_runs, load_evolution, run_evolution
+from storage.catalogs import list_query_sets, load_queries
+
+VERSIONS, MARKOV = "Catalog versions", "Markov simulation"
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _run(db_url: str, run_id: int, n_items: int, status: str, _ws):
+    """A stored run, read again only when it gained items or changed status."""
+    return load_evolution(_ws.db, run_id)
+
+
+@st.cache_data(show_spinner="Placing the run's tools on a map…", max_entries=16)
+def _map(db_url: str, run_id: int, seed: int, _ws, _run):
+    return step_map(_ws, _run, seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _names(db_url: str, catalog: str, keys: tuple[str, ...], _ws):
+    return {k: t.name for k, t in catalog_tools(_ws, catalog, keys).items()}
+
+
+st.title("Timeline")
+st.caption("CONTDA (§3–5): a toolset changes step by step — from stored catalog versions or a seeded Markov "
+           "simulation — and each documentation method is scored on the same queries at every step: success "
+           "rate, what it forgets (solved before, lost now) and what it discovers (lost before, solved now).")
+ws = workspace()
+db_url = str(ws.db.url)
+info, version = catalog_picker(ws, key="timeline")
+llm = llm_config()
+sets = list_query_sets(ws.db, info.name)
+
+
+@st.cache_resource(show_spinner=False)
+def _router(catalog: str, n_versions: int, demo: bool, _tools):
+    """One set of executors per catalog for the whole app (MCP servers start on the first call)."""
+    from core.execution.setup import build_router
+
+    return build_router(_tools, demo=demo)
+
+
+with st.sidebar:
+    st.divider()
+    st.subheader("New timeline")
+    can_walk = len(info.versions) >= 2
+    source = st.radio("Toolset sequence", [VERSIONS, MARKOV], index=0 if can_walk else 1, key="timeline_source",
+                      help="Walk the stored versions in order, or simulate additions and removals over the "
+                           "chosen version's tools (CONTDA App. B.2).")
+    if source == VERSIONS and not can_walk:
+        st.warning("This catalog has one stored version; import another or use the Markov simulation.")
+    if source == MARKOV:
+        pattern = st.selectbox("Pattern", PATTERNS, index=PATTERNS.index("mixture"), key="timeline_pattern")
+        steps = st.slider("Steps T", 1, 10, 5, key="timeline_steps")
+        rate = st.slider("Share of the pool changed per step", 0.02, 0.5, 0.1, 0.01, key="timeline_rate")
+    set_names = [q.name for q in sets]
+    # the demo's timeline set is written for its versions; a simulation draws from one version
+    preferred = "timeline" if source == VERSIONS and "timeline" in set_names else (set_names[0] if set_names else None)
+    set_name = st.selectbox("Query set", set_names, index=set_names.index(preferred) if preferred else 0,
+                            key=f"timeline_set_{source}", disabled=not set_names)
+    gold = list(load_queries(ws.db, next(q.id for q in sets if q.name == set_name))) if set_names else []
+    execute = st.toggle("Run probes through executors", value=info.name == "demo", key="timeline_execute",
+                        help="Stage I calls new tools for real (the demo MCP server on the demo, MCP servers "
+                             "recorded on imported tools otherwise); without it, probes cannot verify anything.")
+    judge = st.radio("Success means", ["selection", "execution"], horizontal=True, key="timeline_judge",
+                     disabled=not execute, format_func=lambda j: {"selection": "gold tool picked",
+                                                                  "execution": "picked and its call worked"}[j])
+    seeds = st.slider("Seeds", 1, 5, 1, key="timeline_seeds",
+                      help="Each seed is a separate sequence (Markov) and separate Stage I sampling.")
+    methods = st.multiselect("Methods", list(DEFAULT_METHODS), default=list(DEFAULT_METHODS), key="timeline_methods",
+                             format_func=method_label)
+    k = st.number_input("Top-k retrieved", 1, 20, 5, key="timeline_k")
+    n_queries = st.number_input("Queries (first N)", 1, max(len(gold), 1), max(len(gold), 1), key=f"timeline_queries_{set_name}",
+                                disabled=not gold)
+    st.caption("Operators: " + ("**offline rules (not an LLM)**" if llm.kind == "offline"
+                                else f"**{md_escape(llm.model or '')}**")
+               + ". Finished steps are stored as they come: a stopped run resumes when run again with the "
+                 "same settings.")
+    run_clicked = st.button("Run timeline", type="primary", key="timeline_run", width="stretch",
+                            disabled=not gold or not methods or (source == VERSIONS and not can_walk))
+
+if run_clicked:
+    try:
+        spec = EvolutionSpec(
+            info.name, "versions" if source == VERSIONS else "markov",
+            MarkovConfig(pattern=pattern, steps=steps, rate=rate) if source == MARKOV else MarkovConfig(),
+            pool_version=version.number if source == MARKOV else None, seeds=tuple(range(seeds)),
+            methods=tuple(methods), config=EvolutionConfig(k=int(k), judge=judge if execute else "selection"))
+        router = None
+        if execute:
+            router = _router(info.name, len(info.versions), info.name == "demo", list(ws.every_tool(info.name).values()))
+        bar = st.progress(0.0, text="Starting the timeline…")
+        done = run_evolution(ws, spec, select_queries(gold, limit=int(n_queries)), llm=llm, router=router,
+                             api_key=st.session_state.get("llm_api_key"),
+                             progress=lambda share, label: bar.progress(min(max(share, 0.0), 1.0), text=label))
+        bar.empty()
+        st.session_state["timeline_run_id"] = done.run_id
+        st.session_state.pop("timeline_pick", None)
+    except ValueError as err:
+        st.error(f"The timeline could not run: {md_escape(str(err))}")
+
+stored = list_evolution_runs(ws.db, info.name)
+if not sets:
+    st.info("This catalog has no gold queries; import a queries JSONL on the Catalog page to score a timeline.")
+if not stored:
+    st.info("No timeline has been run on this catalog yet. Choose a sequence and methods in the sidebar and "
+            "press **Run timeline** (the demo's five versions with one seed take about half a minute).")
+    st.stop()
+
+by_id = {r.id: r for r in stored}
+chosen = st.session_state.get("timeline_run_id")
+if chosen not in by_id:
+    chosen = next((r.id for r in stored if r.status == "done"), stored[0].id)
+if st.session_state.get("timeline_pick") not in by_id:
+    st.session_state["timeline_pick"] = chosen
+
+
+def _describe(run_id: int) -> str:
+    r = by_id[run_id]
+    spec = r.config.get("spec", {})
+    what = "versions" if spec.get("source") == "versions" else f"Markov {(spec.get('markov') or {}).get('pattern')}"
+    return (f"#{run_id} · {what} · {len(spec.get('seeds', []))} seed(s) · {len(r.config.get('query_ids', []))} "
+            f"queries · {r.status} · {r.created_at:%Y-%m-%d %H:%M}")
+
+
+run_id = st.selectbox("Stored timeline", list(by_id), key="timeline_pick", format_func=_describe)
+st.session_state["timeline_run_id"] = run_id
+run = _run(db_url, run_id, by_id[run_id].n_items, by_id[run_id].status, ws)
+summary = run.summary
+if run.status != "done":
+    st.warning(f"Run #{run_id} is {run.status}: it shows what finished. Press **Run timeline** with the same "
+               "settings to resume it.")
+if not run.sequences or not summary.get("methods"):
+    st.info("This run has no complete method series yet.")
+    st.stop()
+
+seeds_in_run = sorted(run.sequences)
+c1, c2 = st.columns(2)
+seed = c1.selectbox("Seed", seeds_in_run, key="timeline_seed", disabled=len(seeds_in_run) == 1)
+methods_in_run = list(summary["methods"])
+method = c2.selectbox("Method (regressions and revisions)", methods_in_run, format_func=method_label,
+                      index=methods_in_run.index("contda") if "contda" in methods_in_run else 0, key="timeline_method")
+sequence = run.sequences[seed]
+labels = list(sequence["labels"])
+T = len(labels) - 1
+
+# 1. summary
+st.subheader("Summary")
+st.dataframe(summary_frame(table_rows(summary)), hide_index=True, width="stretch", key="timeline_table")
+st.caption(f"Run #{run.run_id} · {len(run.query_ids)} queries · {summary['steps']} steps (t0–t{summary['steps'] - 1}) "
+           f"· seeds {', '.join(map(str, seeds_in_run))} · {run.llm_calls} operator calls · mean ± standard error "
+           "over seeds, in % (CONTDA Eqs. 3–5, Table 2).")
+
+# 2.–5. figures
+st.plotly_chart(changes_chart(step_counts(sequence), labels), width="stretch", key="timeline_changes")
+st.caption(f"CONTDA Fig. 1B for seed {seed}: the toolset at each step; t0 is the starting toolset.")
+left, right = st.columns(2)
+with left:
+    st.plotly_chart(success_chart(summary, labels), width="stretch", key="timeline_success")
+    st.caption("CONTDA Fig. 1A: share of queries solved at each step (gold tool available, retrieved in the "
+               "top-k and selected).")
+with right:
+    st.plotly_chart(tradeoff_chart(summary), width="stretch", key="timeline_tradeoff")
+    st.caption("CONTDA Fig. 4b: the upper-left corner keeps what worked and finds what is new.")
+if T >= 1:
+    st.plotly_chart(forget_discover_chart(summary, labels), width="stretch", key="timeline_fd")
+    st.caption("CONTDA Fig. 1C: Forget_t and Discover_t for t = 1…T.")
+
+# 6. map at a step
+st.subheader("Catalog map by step")
+names_of_steps = step_names(labels)
+t = st.select_slider("Step", options=list(range(T + 1)), value=min(1, T), key="timeline_step",
+                     format_func=lambda i: names_of_steps[i])
+keys, coords = _map(db_url, run.run_id, seed, ws, run)
+names = _names(db_url, info.name, tuple(keys), ws)
+status = step_status(sequence, t)
+counts = {s: sum(1 for v in status.values() if v == s) for s in ("retained", "added", "removed")}
+title = (f"Step {names_of_steps[t]}: {counts['retained'] + counts['added']} tools · "
+         f"+{counts['added']} added · −{counts['removed']} removed")
+st.plotly_chart(step_map_chart(keys, coords, status, names, title=title), width="stretch", key="timeline_map")
+st.caption("Every tool that appears at any step, placed by its catalog text (PCA of the embeddings). Removed "
+           "tools are drawn where they were; absent ones are faint.")
+
+# 7. regressions
+st.subheader(f"Regressions at step {md_escape(names_of_steps[t])} — {method_label(method)}")
+queries = {q.id: q for s in sets for q in load_queries(ws.db, s.id)}
+if t == 0:
+    st.caption("Step 0 is the starting point: there is no earlier step to lose queries from.")
+else:
+    regs = regressions(run.results, seed, method, t)
+    found = discoveries(run.results, seed, method, t)
+    st.caption(f"{len(regs)} {'query' if len(regs) == 1 else 'queries'} solved at {md_escape(names_of_steps[t - 1])} and lost at {md_escape(names_of_steps[t])}; "
+               f"{len(found)} discovered (lost before, solved now). Failures at this step by cause "
+               f"(CONTDA Table 1): {causes_line(summary['methods'][method]['causes_by_step'][t])}.")
+    if regs:
+        st.dataframe(regression_frame(regs, queries), hide_index=True, width="stretch",
+                     key="timeline_regressions")
+    else:
+        st.success("Nothing was forgotten at this step.")
+
+# 8. documentation history
+st.subheader(f"Documentation revisions — {method_label(method)}")
+revised = revised_keys(run.results, seed, method)
+if not revised:
+    st.caption("This method made no revisions in this run (the original docs change only when the catalog "
+               "rewrites a tool).")
+else:
+    tool = st.selectbox("Tool", list(revised), key="timeline_tool",
+                        format_func=lambda key: f"{key} — {names.get(key, key)} ({revised[key]} revisions)")
+    for i, rev in enumerate(doc_history(run.results, seed, method, tool)):
+        revision_view(rev, names_of_steps[rev.step] if rev.step < len(names_of_steps) else f"t{rev.step}",
+                      key=f"timeline_rev_{i}")

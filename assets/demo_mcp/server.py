@@ -112,12 +112,17 @@ def _needs_id(name: str, args: dict[str, Any]) -> dict[str, Any]:
     if name == "reserve_table":
         _known_id(name, "restaurant_id", args["restaurant_id"], RESTAURANT_IDS, "find_restaurants")
         return {"status": "reserved", **args}
+    if name == "order_food_delivery":
+        _known_id(name, "restaurant_id", args["restaurant_id"], RESTAURANT_IDS, "find_restaurants")
+        order = hashlib.sha256(json.dumps(args, sort_keys=True).encode()).hexdigest()[:8].upper()
+        return {"order_id": f"FD-{order}", "status": "confirmed", "estimated_delivery_minutes": 35, **args}
     _known_id(name, "recipe_id", args["recipe_id"], RECIPE_IDS, "search_recipes")
     return {"recipe_id": args["recipe_id"], "servings": args.get("servings"), "status": "ok"}
 
 
 _EMPTY = {"findFlights": {"flights": []}, "flight_search": {"flights": []}, "recipe_search": {"recipes": []},
-          "findRecipes": {"recipes": []}, "news.search": {"articles": []}, "parcel.track": {"events": []}}
+          "findRecipes": {"recipes": []}, "news.search": {"articles": []}, "parcel.track": {"events": []},
+          "get_weather_news": {"articles": []}}
 
 
 async def run_broken(name: str, mode: str, args: dict[str, Any]) -> dict[str, Any]:

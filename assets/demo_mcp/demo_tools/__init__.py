@@ -8,7 +8,7 @@ reads the real clock, because that is its job.
 """
 
 # Importing the modules registers their tools in WORKING.
-from demo_tools import dates_food, maths_text, money_units, places  # noqa: F401
+from demo_tools import added, dates_food, maths_text, money_units, places  # noqa: F401
 from demo_tools.base import REFERENCE_DATE, WORKING, BadInput
 from demo_tools.dates_food import RECIPE_IDS, RESTAURANT_IDS
 from demo_tools.places import _WEATHER, hotel_ids

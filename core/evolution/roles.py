@@ -1,0 +1,151 @@
+"""The LLM roles of CONTDA's documentation adaptation behind one protocol, looked up by name.
+
+Roles (CONTDA §4, App. A): propose probe queries on three tracks (A.2), turn execution traces into
+revision suggestions (A.4 step 1, Eq. 8), rewrite the documentation from them (A.4 step 2, Eq. 9),
+write a cluster's relational notes (A.7), and pick tools for a query from retrieved candidates (the
+agent's selection step of the evaluation, App. B.3). Every role returns a
+:class:`core.llm.base.RoleCall` and never raises. Two implementations: ``offline`` (rules) and
+``prompted`` (a chat model through prompted LLM operators).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from core.llm.base import RoleCall
+from core.models import Tool
+
+KINDS = ("offline", "prompted")
+
+# The three probe tracks of CONTDA App. A.2.
+KNOWN = "known"  # verify what the tool's own documentation states
+PEER = "peer"  # try a capability a related tool documents but this one does not
+NOVEL = "novel"  # look for something neither source suggests
+TRACKS = (KNOWN, PEER, NOVEL)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probing request. ``arguments`` is None when the proposer left argument filling to the
+    executor side (the offline planner fills them from the request)."""
+
+    track: str
+    query: str
+    arguments: Mapping[str, Any] | None = None
+    rationale: str = ""
+    peer: str = ""  # the related tool's key a peer-track probe was taken from
+
+    def __post_init__(self) -> None:
+        if self.track not in TRACKS:
+            raise ValueError(f"probe {self.query!r}: unknown track {self.track!r}; valid tracks: {', '.join(TRACKS)}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"track": self.track, "query": self.query, "arguments": None if self.arguments is None
+                else dict(self.arguments), "rationale": self.rationale, "peer": self.peer}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Probe:
+        args = data.get("arguments")
+        return cls(str(data["track"]), str(data["query"]), None if args is None else dict(args),
+                   str(data.get("rationale", "")), str(data.get("peer", "")))
+
+
+# Outcome of running a probe. Execution outcomes reuse the trial classes (core.trials.evidence).
+NOT_EXECUTED = "NOT_EXECUTED"
+
+
+@dataclass(frozen=True)
+class ProbeTrace:
+    """A probe and what happened when it was run (CONTDA Alg. 1 line 17, one element of F_i)."""
+
+    probe: Probe
+    executed: bool
+    ok: bool
+    outcome: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    response: Any = None
+    error: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"probe": self.probe.to_json(), "executed": self.executed, "ok": self.ok, "outcome": self.outcome,
+                "arguments": dict(self.arguments), "response": self.response, "error": self.error,
+                "seconds": round(self.seconds, 4)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ProbeTrace:
+        return cls(Probe.from_json(data["probe"]), bool(data["executed"]), bool(data["ok"]), str(data["outcome"]),
+                   dict(data.get("arguments") or {}), data.get("response"), str(data.get("error", "")),
+                   float(data.get("seconds", 0.0)))
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A related tool as shown to the roles: its key, name and current documentation body."""
+
+    key: str
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class ClusterMember:
+    """A tool of one Stage II cluster (CONTDA App. A.6–A.7). ``similar`` holds its cosine similarity to
+    the other members; ``fallbacks`` the members whose overlap reaches γ (computed once by the caller so
+    every implementation agrees on them); ``traces`` its Stage I evidence (empty for tools not explored)."""
+
+    key: str
+    name: str
+    doc: str
+    similar: Mapping[str, float] = field(default_factory=dict)
+    fallbacks: tuple[str, ...] = ()
+    traces: tuple[ProbeTrace, ...] = ()
+
+
+class AdaptationOperators(Protocol):
+    name: str
+    model: str
+
+    def propose_probes(self, tool: Tool, doc: str, peers: Sequence[Peer], explored: Sequence[str],
+                       suggestions: Sequence[str], *, iteration: int) -> RoleCall:
+        """CONTDA App. A.2 (Alg. 1 line 13, GENERATEPROBES): one probe per track for ``tool`` given its
+        current doc, the sampled related tools R_i, the queries already explored and the last suggestions
+        (value: tuple[Probe, ...], at most one per track)."""
+        ...
+
+    def suggest(self, tool: Tool, doc: str, traces: Sequence[ProbeTrace], peers: Sequence[Peer]) -> RoleCall:
+        """CONTDA Eq. 8 (SUGGEST): revision suggestions from the traces against the doc and the peers
+        (value: tuple[str, ...])."""
+        ...
+
+    def refine_doc(self, tool: Tool, doc: str, suggestions: Sequence[str], peers: Sequence[Peer],
+                   traces: Sequence[ProbeTrace]) -> RoleCall:
+        """CONTDA Eq. 9 (REFINE): the rewritten documentation body (value: str, never empty)."""
+        ...
+
+    def relational_notes(self, members: Sequence[ClusterMember]) -> RoleCall:
+        """CONTDA App. A.7 (ANNOTATERELATIONS): the notes section for each member that has something to
+        say, without the heading (value: dict key -> notes text; members with nothing get no entry)."""
+        ...
+
+    def select_tools(self, query: str, candidates: Sequence[tuple[str, str]]) -> RoleCall:
+        """The agent's pick among retrieved (key, documentation) candidates (value: list of keys)."""
+        ...
+
+
+def make_adaptation_operators(kind: str, *, operators: Any = None, ledger: Any = None,
+                              seed: int = 0) -> AdaptationOperators:
+    """``offline`` (rules, no model) or ``prompted`` (the chat backend inside prompted ``operators``)."""
+    if kind == "offline":
+        from core.evolution.offline import OfflineAdaptationOperators
+
+        return OfflineAdaptationOperators(ledger=ledger, seed=seed)
+    if kind == "prompted":
+        from core.evolution.prompted import PromptedAdaptationOperators
+
+        if operators is None or not hasattr(operators, "backend"):
+            raise ValueError("the prompted adaptation roles need prompted LLM operators (an endpoint), not offline ones")
+        return PromptedAdaptationOperators(operators)
+    raise ValueError(f"unknown adaptation operators {kind!r}; valid kinds: {', '.join(KINDS)}")

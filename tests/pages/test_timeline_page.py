@@ -1,0 +1,79 @@
+"""AppTest of the Timeline page: the call to action before any run, then a stored run's table, charts, step
+slider, regression list and documentation history."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def db_url(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'timeline.db'}"
+    monkeypatch.setenv("TOOLATLAS_DB_URL", url)
+    return url
+
+
+def _timeline(at: AppTest) -> AppTest:
+    at.switch_page("pages/timeline.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_without_a_run_the_page_asks_for_one(db_url):
+    at = _timeline(AppTest.from_file(APP, default_timeout=180))
+    assert at.title[0].value == "Timeline"
+    assert any("No timeline has been run" in i.value for i in at.info), [i.value for i in at.info]
+    assert at.button(key="timeline_run").disabled is False
+    assert not at.get("plotly_chart")
+
+
+def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
+    from core.evolution.pipeline import EvolutionConfig
+    from core.evolution.service import EvolutionSpec, run_evolution
+    from core.settings import Settings, build_workspace
+    from storage.catalogs import list_query_sets, load_queries
+
+    ws = build_workspace(Settings(db_url=db_url))  # the embedder the app builds from the same settings
+    ws.ensure_demo()
+    queries = load_queries(ws.db, list_query_sets(ws.db, "demo")[0].id)[:16]
+    spec = EvolutionSpec("demo", "versions", seeds=(0,), methods=("original", "contda"), config=EvolutionConfig(k=5))
+    run = run_evolution(ws, spec, queries)
+    assert run.status == "done"
+
+    at = _timeline(AppTest.from_file(APP, default_timeout=180))
+    assert not [i.value for i in at.info if "No timeline" in i.value]
+    assert at.selectbox(key="timeline_pick").value == run.run_id
+    frame = next(d.value for d in at.dataframe if "AvgPerf (%)" in d.value.columns)
+    assert list(frame["method"]) == ["Original docs", "CONTDA"]
+    captions = " ".join(c.value for c in at.caption)
+    assert f"Run #{run.run_id}" in captions and "16 queries" in captions and "5 steps" in captions
+    charts = at.get("plotly_chart")
+    assert len(charts) >= 5  # changes, success, trade-off, forget/discover, map
+
+    slider = at.select_slider(key="timeline_step")
+    assert slider.value == 1 and list(slider.options) == ["t0 · v1", "t1 · v2", "t2 · v3", "t3 · v4", "t4 · v5"]
+    headers = [h.value for h in at.subheader]
+    assert any(h.startswith("Regressions at step t1 · v2") for h in headers), headers
+
+    slider.set_value(3).run()
+    assert not at.exception, at.exception
+    headers = [h.value for h in at.subheader]
+    assert any(h.startswith("Regressions at step t3 · v4") for h in headers), headers
+    assert not any(h.startswith("Regressions at step t1") for h in headers)
+    assert any("lost at t3 · v4" in c.value for c in at.caption)
+
+    slider = at.select_slider(key="timeline_step")
+    slider.set_value(0).run()
+    assert not at.exception, at.exception
+    assert any("Step 0 is the starting point" in c.value for c in at.caption)
+
+    # documentation history of a revised tool under CONTDA: diff as code, evidence in an expander
+    tool = at.selectbox(key="timeline_tool")
+    assert tool.options, "CONTDA made no revisions"
+    assert any(c.language == "diff" for c in at.code)
+    assert any(e.label == "Evidence" for e in at.expander)
