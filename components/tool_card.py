@@ -38,8 +38,11 @@ def parameter_rows(tool: Tool) -> list[dict[str, Any]]:
 def tool_card(tool: Tool, *, score: float | None = None) -> None:
     with st.container(border=True):
         head, right = st.columns([4, 1])
-        head.markdown(f"#### {md_escape(tool.name)}")
-        head.caption(f"key `{tool.key.replace('`', '')}` · category {md_escape(tool.category or '—')} · source {md_escape(tool.source or '—')}")
+        # every catalog string goes through md_escape (a key inside `code` could still break out of it
+        # with a blank line, so it is escaped like the rest)
+        head.markdown(f"#### {md_escape(' '.join(tool.name.split()), 300)}")
+        head.caption(f"key {md_escape(tool.key, 300)} · category {md_escape(tool.category or '—', 300)} · "
+                     f"source {md_escape(tool.source or '—', 300)}")
         if score is not None:
             right.metric("score", f"{score:.3f}")
         st.markdown(md_escape(tool.description) if tool.description else "_No description._")

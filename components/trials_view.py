@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from components.text import md_escape
 from core.trials.evidence import (
     EXECUTION_FAILURE,
     FUNCTIONAL_SUCCESS,
@@ -99,7 +100,7 @@ def trial_detail(trial: Trial, *, key: str) -> None:
         head = f"**{_STEP_LABELS[step.name]}** · {step.status} · {step.seconds * 1000:.1f} ms"
         st.markdown(head)
         if step.note:
-            st.caption(step.note)
+            st.caption(md_escape(step.note))
         if step.name != "classify" or step.output:
             show_json({"input": step.input, "output": step.output}, key=f"{key}_{step.name}")
 

@@ -182,6 +182,7 @@ def cmd_merge(args) -> int:
     from core.merging.pipeline import MergeConfig
     from core.merging.service import measure, merge_version
     from storage.catalogs import list_query_sets, load_queries
+    from storage.ledger import count_calls
 
     ws = _workspace(args)
     if args.name == "demo":
@@ -199,6 +200,8 @@ def cmd_merge(args) -> int:
     merged = run.result.reduced_catalog(engine.tools)
     out = {"catalog": args.name, "version": version.number, "run_id": run.run_id, "threshold": config.threshold,
            "autocorrect": config.autocorrect, "judge": llm.kind, **run.result.summary(),
+           "llm_calls": count_calls(ws.db, run_id=run.run_id),
+           "llm_errors": count_calls(ws.db, run_id=run.run_id, errors_only=True),
            **measure(engine, merged, run.result, queries, k=5).as_dict()}
     return _emit(out, args.json)
 
@@ -314,11 +317,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.set_defaults(func=cmd_export)
 
+    from core.cli_evolve import add_evolve_parser
     from core.cli_mcp import add_import_mcp_parser
     from core.cli_trials import add_trials_parser
 
     add_import_mcp_parser(sub)
     add_trials_parser(sub)
+    add_evolve_parser(sub)
     return parser
 
 

@@ -27,6 +27,7 @@ from storage.cache import SqlVectorCache, get_projection, put_projection
 DEMO_DIR = Path(__file__).resolve().parents[1] / "assets" / "demo"
 DEMO_CATALOG = "demo"
 DEMO_QUERY_SET = "demo"
+DEMO_TIMELINE_SET = "timeline"
 Progress = Callable[[float, str], None]
 
 
@@ -44,7 +45,13 @@ class Workspace:
         self.reranker = reranker
         self.cache = SqlVectorCache(db)
         self._engines: dict[tuple[int, str], SearchEngine] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards _locks only; the slow work runs under a per-key lock
+        self._locks: dict[tuple, threading.Lock] = {}
+        self._building: dict[tuple[int, str], tuple[int, int]] = {}  # engine builds under way: (done, total)
+
+    def _key_lock(self, key: tuple) -> threading.Lock:
+        with self._lock:
+            return self._locks.setdefault(key, threading.Lock())
 
     # -- catalogs -------------------------------------------------------------------------
 
@@ -78,11 +85,11 @@ class Workspace:
         Without a name, the catalog is named after the file and its content hash, so the
         same file imported twice is the same catalog (``eval --tools`` relies on this).
         """
-        from core.importers.detect import load_catalog_bytes
+        from core.importers.detect import load_catalog_bytes, read_catalog_file
         from core.importers.queries import parse_queries_jsonl
 
         tools_path = Path(tools_path)
-        data = tools_path.read_bytes()
+        data = read_catalog_file(tools_path)  # size-checked before reading
         tools = load_catalog_bytes(data, str(tools_path), source=tools_path.name)
         queries = None
         if queries_path is not None:
@@ -103,7 +110,7 @@ class Workspace:
         return store.import_queries(self.db, catalog, path.stem, queries)
 
     def ensure_demo(self) -> store.CatalogInfo:
-        """Load the built-in demo catalog (5 versions + gold queries) unless it is already stored."""
+        """Load the built-in demo catalog (5 versions, gold queries, timeline queries) unless already stored."""
         from core.importers.openai_tools import load_openai_tools
         from core.importers.queries import parse_queries_jsonl
 
@@ -112,7 +119,8 @@ class Workspace:
             raise FileNotFoundError(f"demo catalog missing under {DEMO_DIR}")
         try:
             info = store.get_catalog(self.db, DEMO_CATALOG)
-            if len(info.versions) >= len(versions) and store.list_query_sets(self.db, DEMO_CATALOG):
+            stored_sets = {s.name for s in store.list_query_sets(self.db, DEMO_CATALOG)}
+            if len(info.versions) >= len(versions) and {DEMO_QUERY_SET, DEMO_TIMELINE_SET} <= stored_sets:
                 return info
         except ValueError:
             info = None
@@ -124,7 +132,18 @@ class Workspace:
         qpath = DEMO_DIR / "queries.jsonl"
         queries = parse_queries_jsonl(qpath.read_bytes(), str(qpath), known_keys={t.key for t in latest_tools})
         store.import_queries(self.db, DEMO_CATALOG, DEMO_QUERY_SET, queries)
+        # The timeline set asks for tools that come, go or get rewritten across the versions, so its gold
+        # keys are checked against every version, not only the latest.
+        every_key = set(self.every_tool(DEMO_CATALOG))
+        tpath = DEMO_DIR / "timeline_queries.jsonl"
+        timeline = parse_queries_jsonl(tpath.read_bytes(), str(tpath), known_keys=every_key)
+        store.import_queries(self.db, DEMO_CATALOG, DEMO_TIMELINE_SET, timeline)
         return store.get_catalog(self.db, DEMO_CATALOG)
+
+    def every_tool(self, catalog: str) -> dict[str, Tool]:
+        """Each key any stored version of ``catalog`` holds, with its newest text (for timelines, whose
+        queries and executors may concern tools the latest version no longer has)."""
+        return {t.key: t for v in store.get_catalog(self.db, catalog).versions for t in self.tools(v.id)}
 
     def tools(self, version_id: int) -> tuple[Tool, ...]:
         engine = self._engines.get((version_id, self.embedder.model_id))
@@ -135,17 +154,37 @@ class Workspace:
     def has_search_engine(self, version_id: int) -> bool:
         return (version_id, self.embedder.model_id) in self._engines
 
+    def build_progress(self, version_id: int) -> tuple[int, int] | None:
+        """(done, total) of an engine build under way in this process (another session's), else None."""
+        return self._building.get((version_id, self.embedder.model_id))
+
     def search_engine(self, version_id: int, *, progress: Callable[[int, int], None] | None = None) -> SearchEngine:
-        """The engine for a catalog version, built once per process (vectors from the cache)."""
+        """The engine for a catalog version, built once per process (vectors from the cache).
+
+        Sessions asking for a built engine never wait; a build holds a lock of its own version only,
+        so embedding a large catalog does not stall every other session's search.
+        """
         key = (version_id, self.embedder.model_id)
-        with self._lock:
+        engine = self._engines.get(key)
+        if engine is not None:
+            return engine
+        with self._key_lock(("engine", *key)):
             engine = self._engines.get(key)
             if engine is None:
-                tools = store.load_tools(self.db, version_id)
-                engine = SearchEngine.build(
-                    tools, self.embedder, cache=self.cache, reranker=self.reranker, progress=progress
-                )
-                self._engines[key] = engine
+                def report(done: int, total: int) -> None:
+                    self._building[key] = (done, total)
+                    if progress is not None:
+                        progress(done, total)
+
+                self._building[key] = (0, 0)
+                try:
+                    tools = store.load_tools(self.db, version_id)
+                    engine = SearchEngine.build(
+                        tools, self.embedder, cache=self.cache, reranker=self.reranker, progress=report
+                    )
+                    self._engines[key] = engine
+                finally:
+                    self._building.pop(key, None)
             return engine
 
     def index(self, version_id: int, *, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
@@ -175,15 +214,24 @@ class Workspace:
         *,
         progress: Progress | None = None,
     ) -> np.ndarray:
-        """2-D coordinates of a version's tools, computed once and cached in the store."""
+        """2-D coordinates of a version's tools, computed once and cached in the store.
+
+        Concurrent sessions asking for the same projection compute it once: the others wait for it
+        and read it back from the store (two computations raced on the store's unique key before).
+        """
         from core.projection import params_key, project
 
         key = params_key(method, params)
         cached = get_projection(self.db, version_id, self.embedder.model_id, key)
         if cached is not None:
             return cached
-        engine = self.search_engine(version_id)
-        start = time.perf_counter()
-        proj, _model = project(engine.vectors, method, params, progress=progress)
-        put_projection(self.db, version_id, self.embedder.model_id, method, key, proj.coords, time.perf_counter() - start)
-        return proj.coords
+        with self._key_lock(("projection", version_id, self.embedder.model_id, key)):
+            cached = get_projection(self.db, version_id, self.embedder.model_id, key)
+            if cached is not None:
+                return cached
+            engine = self.search_engine(version_id)
+            start = time.perf_counter()
+            proj, _model = project(engine.vectors, method, params, progress=progress)
+            put_projection(self.db, version_id, self.embedder.model_id, method, key, proj.coords,
+                           time.perf_counter() - start)
+            return proj.coords

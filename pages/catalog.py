@@ -9,6 +9,7 @@ from components.session import workspace
 from components.text import md_escape
 from components.tool_card import tool_card
 from core.catalog_stats import catalog_stats, matches_filters
+from core.importers._common import MAX_CATALOG_BYTES, MB, check_catalog_size
 from core.importers.detect import load_catalog_bytes
 from core.importers.errors import CatalogImportError
 from core.importers.export import export_openai_tools
@@ -120,8 +121,10 @@ with tab_io:
     st.caption("OpenAI tools JSON (optionally with `key`/`category`), OpenAPI 3 (JSON/YAML) or a saved MCP "
                "`tools/list` result. Imports are all-or-nothing.")
     with st.form("import_form", clear_on_submit=False):
-        upload = st.file_uploader("Catalog file", type=["json", "yaml", "yml"], key="import_file")
-        qupload = st.file_uploader("Queries (optional JSONL: id, query, gold, split)", type=["jsonl"], key="import_queries")
+        limit = f"Up to {MAX_CATALOG_BYTES // MB} MB."
+        upload = st.file_uploader("Catalog file", type=["json", "yaml", "yml"], key="import_file", help=limit)
+        qupload = st.file_uploader("Queries (optional JSONL: id, query, gold, split)", type=["jsonl"], key="import_queries",
+                                   help=limit)
         new_name = st.text_input("Catalog name", key="import_name", help="An existing name adds a new version.")
         submitted = st.form_submit_button("Import", type="primary")
     if submitted:
@@ -129,6 +132,9 @@ with tab_io:
             st.warning("Choose a file and a catalog name.")
         else:
             try:
+                for f in (upload, qupload):
+                    if f is not None:
+                        check_catalog_size(f.size, f.name)  # before reading: our limit, whatever Streamlit's is
                 parsed = load_catalog_bytes(upload.getvalue(), upload.name, source=upload.name)
                 queries = None
                 if qupload is not None:

@@ -12,7 +12,7 @@ from components.text import md_escape
 from core.importers.export import export_openai_tools
 from core.merging.candidates import threshold_sweep
 from core.merging.pipeline import MergeConfig
-from storage.merges import apply_decisions, list_decisions, record_decision, review_state
+from storage.merges import apply_decisions, list_decisions, list_merge_runs, record_decision, review_state
 
 st.title("Merge review")
 st.caption("ToolScopeMerger (ToolScope §3.2): candidate pairs above a cosine threshold, a judge per pair, "
@@ -33,7 +33,8 @@ config = MergeConfig(threshold=threshold, autocorrect=autocorrect)
 
 sweep_key = f"sweep_{version.id}"
 if sweep_key not in st.session_state:
-    st.session_state[sweep_key] = threshold_sweep(engine.vectors)
+    with st.spinner(f"Counting candidate pairs and clusters at each threshold over {len(engine.tools):,} tools…"):
+        st.session_state[sweep_key] = threshold_sweep(engine.vectors)
 with st.expander("Threshold sweep", expanded=False):
     st.plotly_chart(sweep_chart(st.session_state[sweep_key], threshold), width="stretch", key="merge_sweep")
 
@@ -53,6 +54,10 @@ c[1].metric("After (reviewed)", len(reviewed), delta=len(reviewed) - len(tools),
 c[2].metric("Clusters", len(result.clusters))
 c[3].metric("MERGE_OK / MERGE_BAD", f"{result.merge_ok} / {result.merge_bad}" if autocorrect else "off")
 c[4].metric("Reviewed", sum(s.status != "pending" for s in states.values()))
+stored = next((r.metrics for r in list_merge_runs(ws.db, version.id) if r.id == run.run_id), {})
+if "llm_errors" in stored:
+    st.caption(f"Judge calls failed: {stored['llm_errors']} of {stored['llm_calls']} (a pair whose verdict "
+               f"failed is kept apart: {stored.get('pair_errors', 0)} pairs).")
 
 if not result.clusters:
     st.success("No two tools were judged duplicates at this threshold. Lower θ to see more candidates.")

@@ -1,5 +1,7 @@
 """Overlap map: where the tools of a catalog crowd together, before and after merging."""
 
+import html
+
 import pandas as pd
 import streamlit as st
 
@@ -14,6 +16,7 @@ from core.projection import METHODS, knn_edges, params_key
 from storage.cache import get_projection
 
 LABELS = {"umap": "UMAP", "tsne": "t-SNE", "pca": "PCA"}
+LARGE_CATALOG = 20_000
 
 st.title("Overlap map")
 ws = workspace()
@@ -23,7 +26,13 @@ tools = engine.tools
 by_key = {t.key: t for t in tools}
 with st.sidebar:
     st.divider()
-    method = st.radio("Projection", METHODS, format_func=LABELS.get, horizontal=True, key="overlap_method")
+    # UMAP and t-SNE take minutes on tens of thousands of points; a large catalog opens on PCA (instant), and
+    # the slower maps stay one click away (computed once, then cached).
+    large = len(tools) > LARGE_CATALOG
+    method = st.radio("Projection", METHODS, format_func=LABELS.get, horizontal=True,
+                      index=METHODS.index("pca") if large else 0, key="overlap_method_large" if large else "overlap_method")
+    if large:
+        st.caption(f"{len(tools):,} tools: PCA by default; UMAP takes about a minute per 20,000 tools the first time.")
     colour_by = st.radio("Colour by", ["category", "merge cluster"], key="overlap_colour")
     threshold = st.slider("Merge threshold θ", 0.60, 0.98, 0.82, 0.01, key="overlap_theta",
                           help="Which merge run to show: the finished run with this θ (see Merge review).")
@@ -87,7 +96,7 @@ if merge:
                                              silhouette_curve(engine.vectors[[index[k] for k in after.keys]], ks))
         st.plotly_chart(silhouette_chart(*st.session_state[sil_key]), width="stretch", key="overlap_sil_chart")
 else:
-    event = st.plotly_chart(overlap_scatter(before, by_key, title=f"{info.name} v{version.number} · {len(tools)} tools",
+    event = st.plotly_chart(overlap_scatter(before, by_key, title=f"{html.escape(info.name)} v{version.number} · {len(tools)} tools",
                                             colours=colours, highlight=highlight, edges=edges, axes=axes),
                             on_select="rerun", selection_mode=("points", "box", "lasso"), key="overlap_before",
                             width="stretch")

@@ -90,7 +90,7 @@ if view == "One query":
         st.subheader("Trace per candidate")
         for key in report.after:
             trial = report.trial(key)
-            with st.expander(f"#{trial.rank} {trial.name} — {outcome_label(trial)}", expanded=False):
+            with st.expander(f"#{trial.rank} {md_escape(trial.name, 120)} — {outcome_label(trial)}", expanded=False):
                 st.caption(md_escape(trial.reason))
                 trial_detail(trial, key=f"trial_{key}")
                 if st.button("Re-run this candidate", key=f"trials_rerun_btn_{key}"):

@@ -14,3 +14,16 @@ fi
 
 python -m pip install -q -e '.[dev,local]'
 python -m pytest "$@"
+
+# The `pg` subset (every table and run type) again against a real PostgreSQL server: scripts/postgres.sh
+# installs and starts Debian's server when root, or reuses a running one; it prints no URL (and the
+# subset is skipped) when it cannot. TOOLATLAS_SKIP_PG=1 skips it too.
+if [ "${TOOLATLAS_SKIP_PG:-}" != 1 ]; then
+  PG_OUT="$(bash scripts/postgres.sh)"
+  # Belt and braces: keep only a URL line even if some tool wrote to stdout after all.
+  PG_URL="$(printf '%s\n' "$PG_OUT" | grep -E '^postgresql(\+[a-z0-9]+)?://' | tail -n 1 || true)"
+  if [ -n "$PG_URL" ]; then
+    echo "PostgreSQL subset: pytest -m pg against ${PG_URL%%://*}://...@${PG_URL#*@}" >&2
+    TOOLATLAS_TEST_DB_URL="$PG_URL" python -m pytest -m pg "$@"
+  fi
+fi

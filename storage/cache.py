@@ -88,22 +88,14 @@ def get_projection(engine: Engine, version_id: int, model_id: str, params_key: s
 def put_projection(
     engine: Engine, version_id: int, model_id: str, method: str, params_key: str, coords: np.ndarray, seconds: float = 0.0
 ) -> None:
+    """Store a projection once. Two processes (the app and a CLI run) computing the same one both succeed:
+    the insert skips a row whose key already exists instead of failing on the unique constraint."""
+    from storage.db import insert_ignoring_duplicates
+
     coords = np.ascontiguousarray(coords, dtype=np.float32)
-    with Session(engine) as session:
-        if _projection_row(session, version_id, model_id, params_key) is not None:
-            return
-        session.add(
-            ProjectionRow(
-                version_id=version_id,
-                model_id=model_id,
-                method=method,
-                params_key=params_key,
-                n_points=int(coords.shape[0]),
-                coords=coords.tobytes(),
-                seconds=seconds,
-                created_at=utcnow(),
-            )
-        )
-        session.commit()
+    row = {"version_id": version_id, "model_id": model_id, "method": method, "params_key": params_key,
+           "n_points": int(coords.shape[0]), "coords": coords.tobytes(), "seconds": seconds, "created_at": utcnow()}
+    with engine.begin() as conn:
+        insert_ignoring_duplicates(conn, ProjectionRow.__table__, [row])
 
 

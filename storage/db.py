@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlmodel import SQLModel, create_engine
+from sqlmodel import create_engine
 
 ENV_DB_URL = "TOOLATLAS_DB_URL"
 
@@ -63,10 +63,13 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
     return engine
 
 
-def init_db(engine: Engine) -> None:
-    from storage import ledger, merges, tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+def init_db(engine: Engine) -> int:
+    """Create missing tables and upgrade existing ones in place (see :mod:`storage.schema`).
 
-    SQLModel.metadata.create_all(engine)
+    Returns the store's schema version."""
+    from storage.schema import ensure_schema
+
+    return ensure_schema(engine)
 
 
 def redact_url(url: str) -> str:
@@ -89,4 +92,8 @@ def insert_ignoring_duplicates(conn, table, rows) -> int:
         from sqlalchemy.dialects.postgresql import insert
     else:
         return conn.execute(table.insert().values(rows)).rowcount
-    return conn.execute(insert(table).values(rows).on_conflict_do_nothing()).rowcount
+    stmt = insert(table).values(rows).on_conflict_do_nothing()
+    if dialect == "postgresql":
+        # psycopg reports rowcount -1 for this multi-VALUES statement; count the RETURNING rows.
+        return len(conn.execute(stmt.returning(*table.primary_key.columns)).all())
+    return conn.execute(stmt).rowcount

@@ -23,13 +23,41 @@ def dataset_dir(name: str) -> Path:
 
 
 @pytest.fixture
-def db(tmp_path):
+def db(tmp_path, test_db_url):
     from storage.db import make_engine
 
-    url = os.environ.get("TOOLATLAS_TEST_DB_URL") or f"sqlite:///{tmp_path / 'atlas.db'}"
-    engine = make_engine(url)
+    engine = make_engine(test_db_url)
     yield engine
     engine.dispose()
+
+
+@pytest.fixture
+def test_db_url(tmp_path):
+    """A fresh, empty store per test: a SQLite file, or with ``TOOLATLAS_TEST_DB_URL`` (PostgreSQL)
+    a schema of its own in that database, picked through ``search_path`` and dropped afterwards."""
+    server = os.environ.get("TOOLATLAS_TEST_DB_URL", "").strip()
+    if not server:
+        yield f"sqlite:///{tmp_path / 'atlas.db'}"
+        return
+    import uuid
+
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    base = make_url(server)
+    if base.get_backend_name() != "postgresql":
+        yield server
+        return
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield base.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        admin.dispose()
 
 
 class HashingEmbedder:

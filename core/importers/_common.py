@@ -17,6 +17,10 @@ from typing import Any
 from core.importers.errors import CatalogImportError
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
+# The catalog upload limit: the same 50 MB Streamlit enforces in the browser (server.maxUploadSize in
+# .streamlit/config.toml), checked again by us before parsing — in the app, Workspace.import_files and the CLI.
+MB = 1024 * 1024
+MAX_CATALOG_BYTES = 50 * MB
 MAX_DESCRIPTION_CHARS = 100_000
 MAX_NAME_CHARS = 500
 # Real tool schemas are a few levels deep and a few hundred values large (BFCL peaks at 7 and 79);
@@ -43,6 +47,19 @@ def read_file(path: str | Path) -> bytes:
         return p.read_bytes()
     except OSError as exc:
         raise CatalogImportError(str(path), f"cannot read the file: {exc.strerror or exc}") from None
+
+
+def _human(n: int) -> str:
+    return f"{n / MB:.1f} MB" if n >= MB else f"{n:,} bytes"
+
+
+def check_catalog_size(size: int, path: str, limit: int | None = None) -> None:
+    """Refuse a catalog (or queries) file above ``MAX_CATALOG_BYTES`` with a message naming file and limit."""
+    limit = MAX_CATALOG_BYTES if limit is None else limit
+    if size > limit:
+        shown = f"{limit // MB} MB" if limit >= MB and limit % MB == 0 else f"{limit:,} bytes"
+        raise CatalogImportError(str(path), f"file is too large to import ({_human(size)}); "
+                                            f"catalog files are limited to {shown}")
 
 
 def _too_big(size: int) -> str:

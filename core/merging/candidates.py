@@ -7,8 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.merging.graph import components
-
 SWEEP = tuple(round(0.77 + 0.01 * i, 2) for i in range(14))  # 0.77 … 0.90, the paper's sensitivity range
 
 
@@ -106,13 +104,22 @@ def threshold_sweep(vectors: np.ndarray, thresholds: Sequence[float] = SWEEP, k:
     n = len(vectors)
     if n < 2:
         return [SweepRow(float(t), 0, 0, 0, n) for t in thresholds]
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     sims, idx = neighbours(vectors, k)
-    keys = [str(i) for i in range(n)]
-    rows = []
+    rows_of = np.repeat(np.arange(n), idx.shape[1]).reshape(idx.shape)
+    out = []
     for t in thresholds:
-        links = {(min(r, int(idx[r, c])), max(r, int(idx[r, c])))
-                 for r, c in zip(*np.nonzero(sims >= t), strict=True) if int(idx[r, c]) not in (r, -1)}
-        groups = [g for g in components(keys, ((str(a), str(b)) for a, b in links)) if len(g) > 1]
-        inside = sum(len(g) for g in groups)
-        rows.append(SweepRow(float(t), len(links), len(groups), inside, n - inside + len(groups)))
-    return rows
+        # array work instead of a Python loop over every neighbour entry (1.2M of them at 40k tools)
+        keep = (sims >= t) & (idx >= 0) & (idx != rows_of)
+        a, b = rows_of[keep], idx[keep].astype(np.int64)
+        pairs = np.unique(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1), axis=0) if len(a) else \
+            np.zeros((0, 2), dtype=np.int64)
+        graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+        _, labels = connected_components(graph, directed=False)
+        sizes = np.bincount(labels)
+        groups = int((sizes > 1).sum())
+        inside = int(sizes[sizes > 1].sum())
+        out.append(SweepRow(float(t), len(pairs), groups, inside, n - inside + groups))
+    return out

@@ -77,7 +77,14 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
         finish_merge_run(workspace.db, run.id, {}, status="failed")
         raise
     if run.status != "done":
-        finish_merge_run(workspace.db, run.id, result.summary())
+        from storage.ledger import count_calls
+
+        # The judge's failed calls (timeouts, rate limits, unreadable answers) are kept apart in the
+        # result; the summary says how many there were, for the Merge review page and the CLI.
+        finish_merge_run(workspace.db, run.id, {**result.summary(),
+                                                "llm_calls": count_calls(workspace.db, run_id=run.id),
+                                                "llm_errors": count_calls(workspace.db, run_id=run.id,
+                                                                          errors_only=True)})
     return MergeRun(run.id, version_id, result)
 
 

@@ -51,3 +51,24 @@ def test_bad_file_is_a_clear_error(files, capsys, tmp_path):
     assert main(["import", str(bad), "--name", "x", "--db", db]) == 2
     err = capsys.readouterr().err
     assert "bad.json" in err and "empty" in err
+
+
+def test_evolve_prints_per_method_metrics(files, capsys):
+    tools, queries, db = files
+    assert main(["import", str(tools), "--queries", str(queries), "--name", "tiny", "--db", db, "--json"]) == 0
+    capsys.readouterr()
+    args = ["evolve", "tiny", "--pattern", "mixture", "--steps", "2", "--seeds", "2", "--rate", "0.2",
+            "--method", "original", "--method", "contda", "--db", db, "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["source"] == "markov" and out["pattern"] == "mixture" and out["steps"] == 3
+    assert set(out["methods"]) == {"original", "contda"}
+    for m in out["methods"].values():
+        assert set(m["avg_perf"]) == {"mean", "se", "n"} and m["avg_perf"]["n"] == 2
+        assert len(m["success_by_step"]) == 3
+    assert [row["method"] for row in out["table"]] == ["original", "contda"]
+    assert main(args) == 0  # a second run of the same command is seeded the same way
+    again = json.loads(capsys.readouterr().out)
+    assert again["methods"] == out["methods"]
+    assert main(["evolve", "tiny", "--versions", "--db", db, "--json"]) == 2  # one stored version only
+    assert "at least two versions" in capsys.readouterr().err

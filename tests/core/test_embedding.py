@@ -5,6 +5,7 @@ from core.embedding import encode_cached
 from storage.cache import SqlVectorCache
 
 
+@pytest.mark.pg
 def test_second_encode_hits_the_cache(db, hashing_embedder):
     cache = SqlVectorCache(db)
     texts = ["weather in paris", "convert currency", "weather in paris"]
@@ -16,6 +17,7 @@ def test_second_encode_hits_the_cache(db, hashing_embedder):
     np.testing.assert_allclose(np.linalg.norm(first, axis=1), 1, rtol=1e-5)
 
 
+@pytest.mark.pg
 def test_only_new_texts_are_encoded(db, hashing_embedder):
     cache = SqlVectorCache(db)
     encode_cached(hashing_embedder, ["a tool", "b tool"], cache)

@@ -4,6 +4,8 @@ import core.evaluation as evaluation
 from core.workspace import Workspace
 from storage import runs
 
+pytestmark = pytest.mark.pg
+
 
 @pytest.fixture
 def ws(db, hashing_embedder, tiny_tools, tiny_queries):

@@ -68,6 +68,7 @@ def test_reranker_hook_reorders_top_m(tiny_tools, hashing_embedder):
     assert engine.texts[engine.key_to_index[res.keys[0]]] == shortest and res.reranked
 
 
+@pytest.mark.pg
 def test_build_goes_through_cache(db, tiny_tools, hashing_embedder):
     cache = SqlVectorCache(db)
     SearchEngine.build(tiny_tools, hashing_embedder, cache=cache)

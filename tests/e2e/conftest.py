@@ -4,28 +4,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.e2e.app_server import REPO, free_port, start_app, stop_app  # noqa: F401 - re-exported
+
 ARTIFACTS = REPO / "tests" / "artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _need_browser():
@@ -39,37 +29,13 @@ def _need_browser():
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory):
     _need_browser()
-    port = _free_port()
     db = tmp_path_factory.mktemp("e2e") / "atlas.db"
-    env = {**os.environ, "TOOLATLAS_DB_URL": f"sqlite:///{db}"}
-    log = open(tmp_path_factory.mktemp("e2e-log") / "streamlit.log", "w+")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            log.seek(0)
-            pytest.fail(f"streamlit exited early:\n{log.read()[-3000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:  # noqa: S310 - loopback only
-                if resp.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not become healthy in 90 s")
-    yield url
-    proc.terminate()
     try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        proc, url = start_app(f"sqlite:///{db}", tmp_path_factory.mktemp("e2e-log") / "streamlit.log")
+    except RuntimeError as err:
+        pytest.fail(str(err))
+    yield url
+    stop_app(proc)
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,10 @@
 import numpy as np
+import pytest
 
 from storage.cache import SqlVectorCache, get_projection, put_projection
 from storage.catalogs import import_catalog
+
+pytestmark = pytest.mark.pg
 
 
 def test_vector_cache_round_trip_and_first_write_wins(db):

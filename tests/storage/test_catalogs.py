@@ -7,6 +7,8 @@ from core.models import Query
 from storage import catalogs as store
 from storage.tables import QueryRow, ToolRow
 
+pytestmark = pytest.mark.pg
+
 
 def test_import_round_trips_tools(db, tiny_tools):
     v = store.import_catalog(db, "tiny", tiny_tools, source="test")

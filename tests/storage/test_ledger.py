@@ -4,6 +4,8 @@ from sqlalchemy import inspect
 from core.llm.base import CallRecord, request_hash
 from storage.ledger import count_calls, find_replay, list_calls, record_call
 
+pytestmark = pytest.mark.pg
+
 
 def rec(role="refine", response="ok", error=None, run_id=None, payload="p", model="m"):
     return CallRecord(role=role, backend="openai", model=model, temperature=0.7,

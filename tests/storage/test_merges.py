@@ -15,6 +15,8 @@ from storage.merges import (
 )
 from tests.core.merging.test_merging import CountingJudge, tool
 
+pytestmark = pytest.mark.pg
+
 
 @pytest.fixture
 def merged(db):

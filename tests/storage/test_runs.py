@@ -1,4 +1,8 @@
+import pytest
+
 from storage import runs
+
+pytestmark = pytest.mark.pg
 
 
 def test_same_config_resumes_until_finished(db):

@@ -1,8 +1,12 @@
 import threading
 
+import pytest
+
 from core.llm.base import CallRecord, request_hash
 from core.llm.ledger import Ledger, MemoryLedger, SqlLedger
 from storage.ledger import count_calls, list_calls
+
+pytestmark = pytest.mark.pg
 
 
 def rec(role="mutate", error=None, response="out", payload="p"):

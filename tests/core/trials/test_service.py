@@ -8,7 +8,7 @@ from core.trials.service import load_trial_run, rerun_in_run, run_trial_set
 from core.workspace import Workspace
 from storage import runs
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.pg]
 
 SOURCE = '''
 def to_km(value, from_unit, to_unit):

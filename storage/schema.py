@@ -1,0 +1,156 @@
+"""Schema creation and in-place upgrades, the same on SQLite and PostgreSQL.
+
+``ensure_schema`` creates missing tables, then adds the columns a model has but the database's
+table lacks (``ALTER TABLE ... ADD COLUMN``), then records :data:`SCHEMA_VERSION` in the one-row
+``schema_info`` table so the app can tell which schema a store has.
+
+An added column gets the column's server-side default; failing that its scalar Python default
+(``Field(default=...)``) as a server-side default, so existing rows read back as the model
+expects; failing both it is added as nullable and existing rows hold NULL. Columns that cannot
+be added in place (primary keys) are reported in the log and left alone. Indexes declared on an
+added column are created too; foreign keys and unique constraints on it are not.
+
+Bump :data:`SCHEMA_VERSION` whenever a table or column is added. Adding columns needs nothing
+else; anything the generic step cannot do (renames, type changes, backfills) goes into
+:data:`MIGRATIONS` keyed by the version it upgrades to.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlalchemy import Column, Table, inspect, literal
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import Field, SQLModel
+
+log = logging.getLogger(__name__)
+
+#: The schema this code writes. History: 1 = the first versioned schema (catalogs, runs, ledger,
+#: merges, caches, projections).
+SCHEMA_VERSION = 1
+
+#: Version-specific steps run (in order, each in its own transaction) after columns are added,
+#: when the stored version is below the key.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+
+
+class SchemaInfo(SQLModel, table=True):
+    """A single row (id 1): the schema version of this store and when it was last upgraded."""
+
+    __tablename__ = "schema_info"
+    id: int = Field(default=1, primary_key=True)
+    version: int
+    updated_at: datetime
+
+
+def _register_tables() -> None:
+    from storage import ledger, merges, tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+
+
+def schema_version(engine: Engine) -> int | None:
+    """The version recorded in the store; None for a store written before versioning (or empty)."""
+    with engine.connect() as conn:
+        if not inspect(conn).has_table(SchemaInfo.__tablename__):
+            return None
+        table = SchemaInfo.__table__
+        return conn.execute(table.select().with_only_columns(table.c.version).where(table.c.id == 1)).scalar()
+
+
+def _default_sql(column: Column, conn: Connection) -> str | None:
+    """SQL for the DEFAULT clause of an added column, or None."""
+    dialect = conn.dialect
+    if column.server_default is not None:
+        return dialect.ddl_compiler(dialect, None).get_column_default_string(column)
+    default = column.default
+    if default is not None and getattr(default, "is_scalar", False) and default.arg is not None:
+        return str(literal(default.arg, type_=column.type).compile(
+            dialect=dialect, compile_kwargs={"literal_binds": True}))
+    return None
+
+
+def _add_column_sql(table: Table, column: Column, conn: Connection) -> str:
+    dialect = conn.dialect
+    quote = dialect.identifier_preparer.quote
+    parts = [f"ALTER TABLE {dialect.identifier_preparer.format_table(table)} ADD COLUMN",
+             quote(column.name), column.type.compile(dialect=dialect)]
+    default = _default_sql(column, conn)
+    if default is not None:
+        parts += ["DEFAULT", default]
+        if not column.nullable:
+            parts.append("NOT NULL")
+    return " ".join(parts)
+
+
+def add_missing_columns(engine: Engine, metadata=None) -> list[str]:
+    """Add every model column missing from an existing table; returns ``table.column`` names added."""
+    metadata = metadata if metadata is not None else SQLModel.metadata
+    with engine.connect() as conn:
+        inspector = inspect(conn)
+        present = set(inspector.get_table_names())
+        existing = {t.name: {c["name"] for c in inspector.get_columns(t.name)}
+                    for t in metadata.sorted_tables if t.name in present}
+    added: list[str] = []
+    for table in metadata.sorted_tables:
+        if table.name not in existing:
+            continue
+        missing = [c for c in table.columns if c.name not in existing[table.name]]
+        for column in missing:
+            name = f"{table.name}.{column.name}"
+            if column.primary_key:
+                log.warning("schema upgrade: cannot add primary-key column %s in place; left alone", name)
+                continue
+            try:
+                with engine.begin() as conn:
+                    conn.exec_driver_sql(_add_column_sql(table, column, conn))
+            except DBAPIError:
+                # Another process may have added it between our look and our ALTER.
+                with engine.connect() as conn:
+                    if column.name not in {c["name"] for c in inspect(conn).get_columns(table.name)}:
+                        raise
+                continue
+            added.append(name)
+            log.info("schema upgrade: added column %s", name)
+        if missing:
+            names = {c.name for c in missing}
+            with engine.begin() as conn:
+                for index in table.indexes:
+                    if names & {c.name for c in index.columns}:
+                        index.create(conn, checkfirst=True)
+    return added
+
+
+def _write_version(conn: Connection, version: int) -> None:
+    from storage.db import insert_ignoring_duplicates
+    from storage.tables import utcnow
+
+    table = SchemaInfo.__table__
+    now = utcnow()
+    # Insert-or-ignore, then update: two processes opening a fresh store at once both succeed.
+    insert_ignoring_duplicates(conn, table, [{"id": 1, "version": version, "updated_at": now}])
+    conn.execute(table.update().where(table.c.id == 1).values(version=version, updated_at=now))
+
+
+def ensure_schema(engine: Engine) -> int:
+    """Create missing tables, add missing columns, run pending migrations, record the version.
+
+    Returns the version the store has afterwards. A store written by newer code keeps its
+    (higher) version; this code only adds what it knows about and logs a warning.
+    """
+    _register_tables()
+    SQLModel.metadata.create_all(engine)
+    add_missing_columns(engine)
+    stored = schema_version(engine) or 0
+    if stored > SCHEMA_VERSION:
+        log.warning("store schema version %s is newer than this code's %s", stored, SCHEMA_VERSION)
+        return stored
+    for target in sorted(v for v in MIGRATIONS if stored < v <= SCHEMA_VERSION):
+        with engine.begin() as conn:
+            MIGRATIONS[target](conn)
+            _write_version(conn, target)
+    if stored < SCHEMA_VERSION:
+        with engine.begin() as conn:
+            _write_version(conn, SCHEMA_VERSION)
+    return SCHEMA_VERSION

@@ -1,0 +1,62 @@
+"""Every page of the app in a real browser on the demo catalog, and the overlap map's lasso selection."""
+
+import time
+
+import pytest
+
+from tests.e2e.conftest import screenshot
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+PAGES = [("catalog", "Catalog"), ("overlap_map", "Overlap map"), ("merge_review", "Merge review"),
+         ("playground", "Strategy playground"), ("trials", "Trials"), ("timeline", "Timeline"), ("runs", "Runs"),
+         ("settings", "Settings")]
+
+
+def settle(page, timeout=180_000):
+    """Wait until Streamlit has finished the script run the last action started: no running-status widget
+    and no progress bar for a second and a half in a row (a single check can fall between two reruns)."""
+    busy = page.locator('[data-testid="stStatusWidget"], [data-testid="stProgress"]')
+    quiet_since = None
+    deadline = time.monotonic() + timeout / 1000
+    while time.monotonic() < deadline:
+        if busy.count() == 0:
+            quiet_since = quiet_since or time.monotonic()
+            if time.monotonic() - quiet_since >= 1.5:
+                return
+        else:
+            quiet_since = None
+        page.wait_for_timeout(250)
+    raise AssertionError("the page kept running")
+
+
+@pytest.mark.parametrize("path,title", PAGES)
+def test_every_page_renders_without_an_error(app_url, page, path, title):
+    page.goto(f"{app_url}/{path}", wait_until="domcontentloaded")
+    page.get_by_role("heading", name=title).first.wait_for(timeout=180_000)  # the first visit embeds the demo
+    settle(page)
+    errors = page.locator('[data-testid="stException"]')
+    assert errors.count() == 0, errors.first.inner_text()
+    assert screenshot(page, f"page_{path}").stat().st_size > 10_000
+    assert page.dialogs == []
+
+
+def test_overlap_map_lasso_selection_fills_the_table(app_url, page):
+    page.goto(f"{app_url}/overlap_map", wait_until="domcontentloaded")
+    page.get_by_role("heading", name="Overlap map").first.wait_for(timeout=180_000)
+    settle(page)
+    plot = page.locator(".js-plotly-plot").first
+    plot.wait_for(timeout=180_000)
+    area = plot.locator(".nsewdrag").first  # plotly's drag surface over the axes
+    box = area.bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    w, h = box["width"] / 4, box["height"] / 4
+    page.mouse.move(cx - w, cy - h)
+    page.mouse.down()
+    for x, y in ((cx + w, cy - h), (cx + w, cy + h), (cx - w, cy + h), (cx - w, cy - h + 1)):
+        page.mouse.move(x, y, steps=8)
+    page.mouse.up()
+    page.get_by_text("selected tools").first.wait_for(timeout=60_000)
+    settle(page)
+    assert page.locator('[data-testid="stDataFrame"]').count() >= 1
+    assert screenshot(page, "overlap_lasso_selection").stat().st_size > 20_000
