@@ -37,13 +37,23 @@ def _add_llm(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL); key from OPENAI_API_KEY")
     p.add_argument("--llm-model", help="model name at the endpoint (default: TOOLATLAS_LLM_MODEL)")
     p.add_argument("--replay", action="store_true", help="answer repeated LLM requests from the ledger")
+    p.add_argument("--llm-timeout", type=float, metavar="S", help="seconds to wait for one answer (default 60)")
+    p.add_argument("--llm-retries", type=int, metavar="N",
+                   help="retries of a call after a timeout, 429 or 5xx, with backoff (default 4)")
+    p.add_argument("--llm-concurrency", type=int, metavar="N", help="calls in flight at once (default 8)")
 
 
 def _llm(args):
     from core.context import LLMConfig
 
+    # Transport options only: they are not part of the run's identity, so changing them still resumes a run.
+    options = {name: value for name, value in (("timeout", args.llm_timeout), ("max_retries", args.llm_retries),
+                                               ("concurrency", args.llm_concurrency)) if value is not None}
+    if options and args.llm == "offline":
+        raise ValueError("--llm-timeout, --llm-retries and --llm-concurrency apply to --llm openai only")
     return LLMConfig(kind=args.llm, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL"),
-                     model=args.llm_model or os.environ.get("TOOLATLAS_LLM_MODEL"), replay=args.replay)
+                     model=args.llm_model or os.environ.get("TOOLATLAS_LLM_MODEL"), replay=args.replay,
+                     options=options)
 
 
 def _emit(out: dict[str, Any], as_json: bool) -> int:

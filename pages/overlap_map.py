@@ -8,14 +8,13 @@ import streamlit as st
 from components.merge_view import finished_run
 from components.overlap_charts import group_colours, overlap_scatter, shared_axes, silhouette_chart
 from components.pickers import catalog_picker, ensure_engine
+from components.projection import LABELS, map_coords
 from components.session import llm_config, workspace
 from core.merging.measures import silhouette_curve
 from core.merging.pipeline import MergeConfig
 from core.overlap import category_groups, cluster_groups, merged_layer, original_layer, selected_keys
-from core.projection import METHODS, knn_edges, params_key
-from storage.cache import get_projection
+from core.projection import METHODS, knn_edges
 
-LABELS = {"umap": "UMAP", "tsne": "t-SNE", "pca": "PCA"}
 LARGE_CATALOG = 20_000
 
 st.title("Overlap map")
@@ -39,12 +38,7 @@ with st.sidebar:
     links = st.toggle("Neighbour links", key="overlap_links")
     link_threshold = st.slider("Link when cosine ≥", 0.50, 0.99, 0.80, 0.01, key="overlap_link_t", disabled=not links)
 
-if get_projection(ws.db, version.id, ws.embedder.model_id, params_key(method)) is None:
-    bar = st.progress(0.0, text=f"Computing the {LABELS[method]} map (cached after the first time)…")
-    coords = ws.projection(version.id, method, progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
-    bar.empty()
-else:
-    coords = ws.projection(version.id, method)
+coords = map_coords(ws, version.id, method)
 
 llm = llm_config()
 config = MergeConfig(threshold=threshold)

@@ -5,6 +5,7 @@ import streamlit as st
 
 from components.pickers import catalog_picker, ensure_engine
 from components.playground_charts import fitness_lines, lineage_tree, population_animation, votes_bar
+from components.projection import map_coords
 from components.session import llm_config, workspace
 from components.text import md_escape
 from core.context import build_context
@@ -87,7 +88,7 @@ if state and state["version"] == version.id:
         "seconds": round(o.seconds, 2), "LLM calls": o.llm_calls, "failed calls": o.llm_errors,
         "ranking": " · ".join(("✓ " if key in gold else "") + key for key in o.keys)} for o in rows]),
         hide_index=True, width="stretch")
-    coords = ws.projection(version.id, "umap")
+    coords = map_coords(ws, version.id, "umap")
     if len(results) >= 2:
         st.subheader("Side by side")
         names = list(results)

@@ -72,3 +72,18 @@ def test_evolve_prints_per_method_metrics(files, capsys):
     assert again["methods"] == out["methods"]
     assert main(["evolve", "tiny", "--versions", "--db", db, "--json"]) == 2  # one stored version only
     assert "at least two versions" in capsys.readouterr().err
+
+
+def test_llm_transport_options_are_passed_and_kept_out_of_the_run_identity():
+    from argparse import Namespace
+
+    from core.cli import _llm
+
+    base = dict(llm="openai", base_url="http://127.0.0.1:9/v1", llm_model="m", replay=False,
+                llm_timeout=None, llm_retries=None, llm_concurrency=None)
+    plain = _llm(Namespace(**base))
+    tuned = _llm(Namespace(**{**base, "llm_timeout": 5.0, "llm_retries": 0, "llm_concurrency": 2}))
+    assert plain.options == {} and tuned.options == {"timeout": 5.0, "max_retries": 0, "concurrency": 2}
+    assert tuned.identity() == plain.identity()  # a retuned client still resumes the same run
+    with pytest.raises(ValueError, match="--llm openai only"):
+        _llm(Namespace(**{**base, "llm": "offline", "llm_retries": 2}))

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -29,6 +31,47 @@ def test_methods_separate_blobs_and_are_deterministic(method):
     np.testing.assert_allclose(p1.coords, p2.coords, atol=1e-4)
     assert separated(p1.coords, labels)
     assert (model is None) == (method == "tsne")
+
+
+@pytest.mark.slow
+def test_umap_reports_its_layout_epochs_and_the_same_map():
+    x, _ = blobs()
+    seen = []
+    with_progress, _ = project(x, "umap", progress=lambda share, label: seen.append((share, label)))
+    plain, _ = project(x, "umap")
+    np.testing.assert_allclose(with_progress.coords, plain.coords, atol=1e-4)  # watching changes nothing
+    shares = [s for s, _ in seen]
+    assert shares == sorted(shares) and shares[-1] == 1.0
+    epochs = [label for _, label in seen if label.startswith("UMAP layout: epoch")]
+    assert epochs and all(re.fullmatch(r"UMAP layout: epoch \d+/(200|500)", e) for e in epochs), epochs
+    assert all(0.5 <= s <= 0.99 for s, label in seen if label.startswith("UMAP layout"))  # after the graph stage
+
+
+def test_cosine_knn_puts_each_point_first_even_among_duplicates():
+    from core.projection import cosine_knn
+
+    x = np.array([[1, 0], [1, 0], [0, 1], [0.8, 0.6]], dtype=np.float32)  # rows 0 and 1 are the same text
+    idx, dist = cosine_knn(x, 3, block=3)  # two blocks
+    assert idx[:, 0].tolist() == [0, 1, 2, 3] and np.allclose(dist[:, 0], 0)
+    assert idx[0].tolist() == [0, 1, 3] and idx[1].tolist() == [1, 0, 3]
+    np.testing.assert_allclose(dist[0], [0, 0, 0.2], atol=1e-6)  # cosine distance = 1 - cos
+    np.testing.assert_allclose(dist[2], [0, 0.4, 1], atol=1e-6)
+    assert (np.diff(dist, axis=1) >= -1e-7).all()
+
+
+@pytest.mark.slow
+def test_umap_on_precomputed_neighbours_separates_and_reports_them(monkeypatch):
+    import core.projection as projection
+
+    monkeypatch.setattr(projection, "UMAP_OWN_KNN_BELOW", 10)  # take the large-catalog path on 60 points
+    x, labels = blobs()
+    seen = []
+    p1, _ = project(x, "umap", progress=lambda share, label: seen.append((share, label)))
+    p2, _ = project(x, "umap")
+    np.testing.assert_allclose(p1.coords, p2.coords, atol=1e-4)
+    assert separated(p1.coords, labels)
+    assert [label for _, label in seen if "nearest neighbours" in label] == ["UMAP: nearest neighbours 60/60"]
+    assert [s for s, _ in seen] == sorted(s for s, _ in seen)
 
 
 def test_pca_of_collinear_points_is_collinear():

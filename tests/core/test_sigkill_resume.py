@@ -161,3 +161,61 @@ def test_killed_trials_resume_with_one_report_per_query(tmp_path, slow_server):
     assert out["llm_errors"] > 0
     print(f"\ntrials: killed after {killed_at} reports; resumed run {out['run_id']} with {out['resumed']} done; "
           f"{len(keys)} items; {out['llm_calls']} calls, {out['llm_errors']} failed")
+
+
+def test_killed_evolve_resumes_with_one_result_per_step_and_method(tmp_path):
+    from tests.core.evolution.test_service import answer_like_a_model
+
+    server = FakeOpenAI().start()
+    server.respond = answer_like_a_model
+    server.delay = 0.03
+    server.faults(rate=0.3, seed=5, kinds=("429", "garbage"))
+    try:
+        tools, queries = _write_inputs(tmp_path)
+        db_file = tmp_path / "atlas.db"
+        common = ["--db", f"sqlite:///{db_file}"]
+        subprocess.run([sys.executable, "-c", DRIVER, "import", str(tools), "--name", "sk", "--queries",
+                        str(queries), "--json", *common], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                       check=True, capture_output=True, timeout=120)
+        args = ["evolve", "sk", "--pattern", "mixture", "--steps", "3", "--seeds", "2", "--rate", "0.2", "-k", "3",
+                "--llm", "openai", "--base-url", server.url, "--llm-model", "tiny-model", "--llm-retries", "1",
+                "--json", *common]
+        results_sql = "SELECT COUNT(*) FROM run_item WHERE item_key NOT LIKE '%sequence'"  # no ':' (bind marker)
+        killed_at = _kill_after(_start(args, tmp_path), db_file, results_sql, 3)
+        assert _rows(db_file, "SELECT status FROM run WHERE kind = 'evolution'") == [("running",)]
+        out = _finish(_start(args, tmp_path), tmp_path)
+    finally:
+        server.close()
+    assert _rows(db_file, "SELECT id, status FROM run WHERE kind = 'evolution'") == [(out["run_id"], "done")]
+    assert out["resumed"] >= killed_at
+    keys = [k for (k,) in _rows(db_file, f"SELECT item_key FROM run_item WHERE run_id = {out['run_id']}")]
+    methods = ("original", "contda", "contda_no_adjust", "contda_no_discovery")
+    expected = {f"s{s}:sequence" for s in (0, 1)} | {f"s{s}:t{t}:{m}" for s in (0, 1) for t in range(4)
+                                                     for m in methods}
+    assert len(keys) == len(set(keys)) and set(keys) == expected  # one result per (seed, step, method)
+    calls, errors = _rows(db_file, "SELECT COUNT(*), COUNT(error) FROM llm_call")[0]
+    assert calls > 0 and errors > 0
+    print(f"\nevolve: killed after {killed_at} results; resumed run {out['run_id']} with {out['resumed']} done; "
+          f"{len(keys)} items; {calls} calls, {errors} failed")
+
+
+def test_cli_transport_options_reach_the_backend(tmp_path):
+    """--llm-timeout and --llm-retries: a model slower than the timeout fails every call as a timeout, each
+    tried once plus one retry, and the run still completes with the failures in the ledger."""
+    server = FakeOpenAI().start()
+    server.respond = role_answer
+    server.delay = 1.5
+    try:
+        tools, queries = _write_inputs(tmp_path)
+        db_file = tmp_path / "atlas.db"
+        args = ["eval", "--tools", str(tools), "--queries", str(queries), "--strategy", "single_pass", "--limit", "2",
+                "-k", "3", "--llm", "openai", "--base-url", server.url, "--llm-model", "tiny-model",
+                "--llm-timeout", "0.3", "--llm-retries", "1", "--db", f"sqlite:///{db_file}", "--json"]
+        out = _finish(_start(args, tmp_path), tmp_path)
+    finally:
+        server.close()
+    assert out["n_queries"] == 2
+    errors = _rows(db_file, "SELECT error FROM llm_call")
+    assert errors and all("within 0.3 s" in (e or "") for (e,) in errors), errors
+    posts = [m for m in server.seen if "body" in m]
+    assert len(posts) == 2 * len(errors)  # one retry per failed call

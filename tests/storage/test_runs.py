@@ -33,3 +33,14 @@ def test_synthetic_query_store_persists_per_generator(db, tiny_tools):
     assert again.load() == {"t1": ["q1", "q2"]}
     other = SqlQueryStore(db, version_id=1, generator="openai:gpt", m=2, temperature=0.7)
     assert other.load() == {}
+
+
+def test_synthetic_query_store_opens_its_run_only_when_used(db, tiny_tools):
+    from storage.catalogs import import_catalog
+    from storage.synthetic import SqlQueryStore
+
+    import_catalog(db, "tiny", tiny_tools)
+    store = SqlQueryStore(db, version_id=1, generator="offline", m=2, temperature=0.7)
+    assert runs.list_runs(db, kind="reinvoke_index") == ()
+    assert store.load() == {}
+    assert len(runs.list_runs(db, kind="reinvoke_index")) == 1
