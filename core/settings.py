@@ -14,6 +14,7 @@ from core.embedding import DEFAULT_MODEL_ID
 ENV_EMBEDDING = "TOOLATLAS_EMBEDDING_MODEL"
 ENV_RERANKER = "TOOLATLAS_RERANKER"
 ENV_DB_URL = "TOOLATLAS_DB_URL"
+ENV_ENGINE_BUDGET = "TOOLATLAS_ENGINE_BUDGET"
 
 
 @dataclass(frozen=True)
@@ -21,13 +22,18 @@ class Settings:
     db_url: str | None = None
     embedding_model: str = DEFAULT_MODEL_ID
     reranker_model: str | None = None
+    engine_budget: int | None = None  # tools kept in built search engines (None: the workspace default)
 
     @classmethod
     def from_env(cls) -> Settings:
+        budget = os.environ.get(ENV_ENGINE_BUDGET, "").strip()
+        if budget and not (budget.isdigit() and int(budget) > 0):
+            raise ValueError(f"{ENV_ENGINE_BUDGET} must be a positive whole number of tools, not {budget!r}")
         return cls(
             db_url=os.environ.get(ENV_DB_URL) or None,
             embedding_model=os.environ.get(ENV_EMBEDDING) or DEFAULT_MODEL_ID,
             reranker_model=os.environ.get(ENV_RERANKER) or None,
+            engine_budget=int(budget) if budget else None,
         )
 
     def with_overrides(self, **changes) -> Settings:
@@ -42,4 +48,6 @@ def build_workspace(settings: Settings):
     from storage.db import make_engine
 
     reranker = CrossEncoderReranker(settings.reranker_model) if settings.reranker_model else None
-    return Workspace(make_engine(settings.db_url), SentenceTransformerEmbedder(settings.embedding_model), reranker=reranker)
+    budget = {"engine_budget": settings.engine_budget} if settings.engine_budget else {}
+    return Workspace(make_engine(settings.db_url), SentenceTransformerEmbedder(settings.embedding_model),
+                     reranker=reranker, **budget)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,14 +39,23 @@ class ImportReport:
     reused: bool
 
 
+ENGINE_BUDGET = 150_000  # tools held in built engines (~0.6 GB with MiniLM vectors, FAISS and BM25)
+
+
 class Workspace:
-    def __init__(self, db: Engine, embedder: Embedder, *, reranker: Reranker | None = None) -> None:
+    def __init__(self, db: Engine, embedder: Embedder, *, reranker: Reranker | None = None,
+                 engine_budget: int = ENGINE_BUDGET) -> None:
+        if engine_budget < 1:
+            raise ValueError(f"engine_budget must be at least 1 tool, got {engine_budget}")
         self.db = db
         self.embedder = embedder
         self.reranker = reranker
         self.cache = SqlVectorCache(db)
-        self._engines: dict[tuple[int, str], SearchEngine] = {}
-        self._lock = threading.Lock()  # guards _locks only; the slow work runs under a per-key lock
+        self.engine_budget = int(engine_budget)
+        # Least recently used first. A long-running app meets many versions (timelines walk five of them,
+        # every import adds one); engines past the budget are dropped and rebuilt from cached vectors.
+        self._engines: OrderedDict[tuple[int, str], SearchEngine] = OrderedDict()
+        self._lock = threading.Lock()  # guards _locks and _engines; the slow work runs under a per-key lock
         self._locks: dict[tuple, threading.Lock] = {}
         self._building: dict[tuple[int, str], tuple[int, int]] = {}  # engine builds under way: (done, total)
 
@@ -146,13 +156,15 @@ class Workspace:
         return {t.key: t for v in store.get_catalog(self.db, catalog).versions for t in self.tools(v.id)}
 
     def tools(self, version_id: int) -> tuple[Tool, ...]:
-        engine = self._engines.get((version_id, self.embedder.model_id))
+        with self._lock:
+            engine = self._engines.get((version_id, self.embedder.model_id))
         return engine.tools if engine is not None else store.load_tools(self.db, version_id)
 
     # -- search ---------------------------------------------------------------------------
 
     def has_search_engine(self, version_id: int) -> bool:
-        return (version_id, self.embedder.model_id) in self._engines
+        with self._lock:
+            return (version_id, self.embedder.model_id) in self._engines
 
     def build_progress(self, version_id: int) -> tuple[int, int] | None:
         """(done, total) of an engine build under way in this process (another session's), else None."""
@@ -165,11 +177,11 @@ class Workspace:
         so embedding a large catalog does not stall every other session's search.
         """
         key = (version_id, self.embedder.model_id)
-        engine = self._engines.get(key)
+        engine = self._touch(key)
         if engine is not None:
             return engine
         with self._key_lock(("engine", *key)):
-            engine = self._engines.get(key)
+            engine = self._touch(key)
             if engine is None:
                 def report(done: int, total: int) -> None:
                     self._building[key] = (done, total)
@@ -182,10 +194,30 @@ class Workspace:
                     engine = SearchEngine.build(
                         tools, self.embedder, cache=self.cache, reranker=self.reranker, progress=report
                     )
-                    self._engines[key] = engine
+                    self._keep(key, engine)
                 finally:
                     self._building.pop(key, None)
             return engine
+
+    def _touch(self, key: tuple[int, str]) -> SearchEngine | None:
+        with self._lock:
+            engine = self._engines.get(key)
+            if engine is not None:
+                self._engines.move_to_end(key)
+            return engine
+
+    def _keep(self, key: tuple[int, str], engine: SearchEngine) -> None:
+        with self._lock:
+            self._engines[key] = engine
+            held = sum(len(e.tools) for e in self._engines.values())
+            while held > self.engine_budget and len(self._engines) > 1:
+                _, dropped = self._engines.popitem(last=False)  # sessions using it keep their reference
+                held -= len(dropped.tools)
+
+    def held_engines(self) -> list[tuple[int, int]]:
+        """(version id, tools) of the engines this process holds, least recently used first."""
+        with self._lock:
+            return [(key[0], len(e.tools)) for key, e in self._engines.items() if key[1] == self.embedder.model_id]
 
     def index(self, version_id: int, *, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Embed a catalog version into the cache; reports how many tools needed encoding."""

@@ -52,7 +52,7 @@ with tab_search:
     if query.strip():
         filtered = bool(chosen_categories or chosen_sources)
         depth = min(len(tools), int(k) * 10) if filtered else int(k)
-        result = engine.search(query, depth, mode=mode, alpha=alpha, rerank=rerank)
+        result = engine.search(query, depth, mode=mode, alpha=alpha, rerank=rerank, persist=False)
         hits = [h for h in result.hits if matches_filters(by_key[h.key], chosen_categories, chosen_sources)][: int(k)]
         st.caption(f"{len(hits)} results in {result.seconds * 1000:.0f} ms")
         if hits:

@@ -58,6 +58,11 @@ stored = next((r.metrics for r in list_merge_runs(ws.db, version.id) if r.id == 
 if "llm_errors" in stored:
     st.caption(f"Judge calls failed: {stored['llm_errors']} of {stored['llm_calls']} (a pair whose verdict "
                f"failed is kept apart: {stored.get('pair_errors', 0)} pairs).")
+failed_audits = [cl.id for cl in result.clusters if cl.audit is not None and cl.audit.error]
+if failed_audits:
+    st.warning(f"{len(failed_audits)} Auto-Correction audit(s) failed ({', '.join(failed_audits[:10])}"
+               f"{', …' if len(failed_audits) > 10 else ''}): those clusters stay as the pair verdicts linked "
+               "them, verdict ERROR in the table. Check them before accepting.")
 
 if not result.clusters:
     st.success("No two tools were judged duplicates at this threshold. Lower θ to see more candidates.")

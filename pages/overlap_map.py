@@ -58,7 +58,7 @@ before = original_layer(tools, coords, groups)
 colours = group_colours(groups)
 
 query = st.text_input("Highlight search hits", placeholder="e.g. currency conversion", key="overlap_search")
-hits = [h.key for h in engine.search(query, 15, mode="hybrid", alpha=0.5).hits] if query.strip() else []
+hits = [h.key for h in engine.search(query, 15, mode="hybrid", alpha=0.5, persist=False).hits] if query.strip() else []
 chosen: list[str] = st.session_state.get("overlap_selected", [])
 highlight = set(chosen) | set(hits)
 edges = []

@@ -109,20 +109,23 @@ class SearchEngine:
         vectors, _ = encode_cached(self.embedder, texts, self._scratch)
         return vectors
 
-    def search(self, query: str, k: int = 10, *, mode: str = "dense", alpha: float = 1.0, rerank: bool = False) -> SearchResult:
-        return self.search_batch([query], k, mode=mode, alpha=alpha, rerank=rerank)[0]
+    def search(self, query: str, k: int = 10, *, mode: str = "dense", alpha: float = 1.0, rerank: bool = False,
+               persist: bool = True) -> SearchResult:
+        return self.search_batch([query], k, mode=mode, alpha=alpha, rerank=rerank, persist=persist)[0]
 
     def search_batch(
-        self, queries: Sequence[str], k: int = 10, *, mode: str = "dense", alpha: float = 1.0, rerank: bool = False
+        self, queries: Sequence[str], k: int = 10, *, mode: str = "dense", alpha: float = 1.0, rerank: bool = False,
+        persist: bool = True,
     ) -> list[SearchResult]:
-        """Search many queries at once; query embedding is one batched call."""
+        """Search many queries at once; query embedding is one batched call. ``persist=False`` keeps the
+        query vectors out of the store (typed-in searches: one-offs that would only grow the cache)."""
         check_mode(mode)
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         if rerank and self.reranker is None:
             raise ValueError("rerank requested but no reranker is configured")
         start = time.perf_counter()
-        qvecs = self.embed(queries) if mode != "bm25" and queries else None
+        qvecs = self.embed(queries, persist=persist) if mode != "bm25" and queries else None
         results = []
         depth = max(k, TOP_M) if rerank else k
         for i, query in enumerate(queries):

@@ -206,6 +206,9 @@ def test_pages_show_the_failed_calls(tmp_path, monkeypatch, faulty, hashing_embe
     at.run()
     assert not at.exception, at.exception
     at.session_state["llm_config"] = _llm(faulty, max_retries=0)
+    # every Auto-Correction audit gets an unusable answer, so the page must call those clusters out
+    faulty.respond = lambda body: ("no idea" if '"verdict": "MERGE_OK"' in body["messages"][-1]["content"]
+                                   else role_answer(body))
     at.switch_page("pages/merge_review.py").run()
     at.button(key="merge_run").click().run()
     assert not at.exception, at.exception
@@ -213,6 +216,11 @@ def test_pages_show_the_failed_calls(tmp_path, monkeypatch, faulty, hashing_embe
     assert shown, [c.value for c in at.caption]
     failed, total = (int(x) for x in shown[0].split(":")[1].split("(")[0].split(" of "))
     assert 0 < failed < total, shown
+    clusters = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    errored = int((clusters["verdict"] == "ERROR").sum())
+    audit_warnings = [w.value for w in at.warning if "Auto-Correction audit(s) failed" in w.value]
+    assert errored > 0 and len(audit_warnings) == 1 and audit_warnings[0].startswith(f"{errored} Auto-Correction")
+    faulty.respond = role_answer
 
     db = make_engine(url)
     ws = Workspace(db, hashing_embedder)

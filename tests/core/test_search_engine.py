@@ -76,6 +76,17 @@ def test_build_goes_through_cache(db, tiny_tools, hashing_embedder):
     assert hashing_embedder.encoded == len(tiny_tools)
 
 
+
+def test_typed_in_searches_stay_out_of_the_store(db, tiny_tools, hashing_embedder):
+    cache = SqlVectorCache(db)
+    engine = SearchEngine.build(tiny_tools, hashing_embedder, cache=cache)
+    stored = cache.count()
+    one_off = engine.search("weather in Oslo", 3, persist=False)
+    assert cache.count() == stored
+    assert engine.search("weather in Oslo", 3).hits == one_off.hits  # same answer either way
+    assert cache.count() == stored + 1
+
+
 @pytest.mark.slow
 def test_dense_search_with_minilm(tiny_tools, minilm):
     engine = SearchEngine.build(tiny_tools, minilm)

@@ -1,0 +1,37 @@
+"""Workspace engines: built once, kept least-recently-used within a budget of tools, rebuilt from the cache."""
+
+import pytest
+
+from core.workspace import Workspace
+
+
+@pytest.fixture
+def ws(db, hashing_embedder, tiny_tools):
+    ws = Workspace(db, hashing_embedder, engine_budget=7)
+    ids = {}
+    for name, part in (("a", tiny_tools[:3]), ("b", tiny_tools[3:]), ("c", tiny_tools[1:4])):
+        ids[name] = ws.import_tools(name, part).version.id
+    return ws, ids
+
+
+def test_least_recently_used_engine_goes_first(ws):
+    ws, ids = ws
+    a = ws.search_engine(ids["a"])
+    ws.search_engine(ids["b"])
+    assert ws.search_engine(ids["a"]) is a  # built once; this use makes b the oldest
+    ws.search_engine(ids["c"])  # 9 tools > 7: b is dropped
+    assert ws.held_engines() == [(ids["a"], 3), (ids["c"], 3)]
+    assert not ws.has_search_engine(ids["b"])
+    rebuilt = ws.search_engine(ids["b"])  # from the cached vectors; a is now the oldest and goes
+    assert ws.held_engines() == [(ids["c"], 3), (ids["b"], 3)]
+    assert rebuilt.search("stock price quote for a ticker symbol", k=1).hits[0].key == "stock_quote"
+    assert ws.search_engine(ids["a"]) is not a and a.tools == ws.tools(ids["a"])
+
+
+def test_an_engine_larger_than_the_budget_is_still_kept(db, hashing_embedder, tiny_tools):
+    ws = Workspace(db, hashing_embedder, engine_budget=2)
+    version = ws.import_tools("big", tiny_tools).version.id
+    engine = ws.search_engine(version)
+    assert ws.search_engine(version) is engine and ws.held_engines() == [(version, 6)]
+    with pytest.raises(ValueError, match="engine_budget"):
+        Workspace(db, hashing_embedder, engine_budget=0)
