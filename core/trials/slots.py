@@ -1,12 +1,11 @@
 """Offline argument planning: fill a tool's parameters from the words of a query, no model.
 
-The offline stand-in for GRETEL's Planner (§3.2.1 step 1, Alg. 1 line 1). It reads typed values out of
-the query (numbers, dates, times, places, codes, currencies, units, quoted text; see
-:mod:`core.trials.query_values`) and hands them to
-parameters by schema type, enum, and what the parameter's name and description say it holds. A required
-parameter it cannot fill is a planning failure with a reason: exactly the signal GRETEL uses to demote a
-tool whose inputs the query cannot supply. It is a heuristic and says so in the UI; a real planner is the
-``plan_call`` role of a chat model.
+The offline stand-in for GRETEL's Planner (§3.2.1 step 1, Alg. 1 line 1). It takes the typed values
+:mod:`core.trials.query_values` reads out of the query (numbers, dates, times, places, codes,
+currencies, units, quoted text) and hands them to parameters by schema type, enum, and what the
+parameter's name and description say it holds. A required parameter it cannot fill is a planning
+failure with a reason: exactly the signal GRETEL uses to demote a tool whose inputs the query cannot
+supply. It is a heuristic and says so in the UI; a real planner is the ``plan_call`` role of a chat model.
 """
 
 from __future__ import annotations
