@@ -31,7 +31,8 @@ with st.sidebar:
     method = st.radio("Projection", METHODS, format_func=LABELS.get, horizontal=True,
                       index=METHODS.index("pca") if large else 0, key="overlap_method_large" if large else "overlap_method")
     if large:
-        st.caption(f"{len(tools):,} tools: PCA by default; UMAP takes about a minute per 20,000 tools the first time.")
+        st.caption(f"{len(tools):,} tools: PCA by default; UMAP takes about half a minute per 20,000 tools the "
+                   "first time. Hovering shows names only; select points to read them in the table.")
     colour_by = st.radio("Colour by", ["category", "merge cluster"], key="overlap_colour")
     threshold = st.slider("Merge threshold θ", 0.60, 0.98, 0.82, 0.01, key="overlap_theta",
                           help="Which merge run to show: the finished run with this θ (see Merge review).")
@@ -72,13 +73,13 @@ if merge:
     after = merged_layer(tools, coords, merge)
     with left:
         event = st.plotly_chart(overlap_scatter(before, by_key, title=f"Original · {len(tools)} tools", colours=colours,
-                                                highlight=highlight, edges=edges, axes=axes),
+                                                highlight=highlight, edges=edges, axes=axes, brief_hover=large),
                                 on_select="rerun", selection_mode=("points", "box", "lasso"), key="overlap_before",
                                 width="stretch")
     with right:
         kept_edges = [e for e in edges if merge[e[0]] == e[0] and merge[e[1]] == e[1]]
         st.plotly_chart(overlap_scatter(after, by_key, title=f"Merged · {len(after.keys)} tools", colours=colours,
-                                        highlight=highlight, edges=kept_edges, axes=axes),
+                                        highlight=highlight, edges=kept_edges, axes=axes, brief_hover=large),
                         on_select="ignore", key="overlap_after", width="stretch")
     if st.toggle("Silhouette before / after (ToolScope App. D.1)", key="overlap_silhouette"):
         sil_key = f"silhouette_{version.id}_{threshold}_{len(after.keys)}"
@@ -91,7 +92,8 @@ if merge:
         st.plotly_chart(silhouette_chart(*st.session_state[sil_key]), width="stretch", key="overlap_sil_chart")
 else:
     event = st.plotly_chart(overlap_scatter(before, by_key, title=f"{html.escape(info.name)} v{version.number} · {len(tools)} tools",
-                                            colours=colours, highlight=highlight, edges=edges, axes=axes),
+                                            colours=colours, highlight=highlight, edges=edges, axes=axes,
+                                            brief_hover=large),
                             on_select="rerun", selection_mode=("points", "box", "lasso"), key="overlap_before",
                             width="stretch")
 
