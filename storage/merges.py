@@ -55,7 +55,7 @@ class SqlMergeStore:
         return {(d["a"], d["b"]): PairVerdict(**d) for d in self._items("pair:")}
 
     def save_pair(self, verdict: PairVerdict) -> None:
-        runs.add_item(self.db, self.run_id, f"pair:{_digest(verdict.a + chr(9) + verdict.b)}", verdict.__dict__)
+        runs.put_item(self.db, self.run_id, f"pair:{_digest(verdict.a + chr(9) + verdict.b)}", verdict.__dict__)
 
     def load_audits(self) -> Mapping[str, ClusterAudit]:
         out = {}
@@ -65,7 +65,7 @@ class SqlMergeStore:
         return out
 
     def save_audit(self, members_key: str, audit: ClusterAudit) -> None:
-        runs.add_item(self.db, self.run_id, f"audit:{_digest(members_key)}",
+        runs.put_item(self.db, self.run_id, f"audit:{_digest(members_key)}",
                       {"members_key": members_key, **audit.__dict__})
 
     def load_docs(self) -> Mapping[str, MergedDoc]:
@@ -73,7 +73,7 @@ class SqlMergeStore:
                 for d in self._items("doc:")}
 
     def save_doc(self, group_key: str, doc: MergedDoc) -> None:
-        runs.add_item(self.db, self.run_id, f"doc:{_digest(group_key)}", {"group_key": group_key, **doc.__dict__})
+        runs.put_item(self.db, self.run_id, f"doc:{_digest(group_key)}", {"group_key": group_key, **doc.__dict__})
 
 
 def open_merge_run(db: Engine, version_id: int, config: Mapping[str, Any], judge_id: str,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -94,6 +95,19 @@ def add_item(engine: Engine, run_id: int, item_key: str, result: Mapping[str, An
     }
     with engine.begin() as conn:
         return insert_ignoring_duplicates(conn, RunItem.__table__, [row]) == 1
+
+
+def put_item(engine: Engine, run_id: int, item_key: str, result: Mapping[str, Any], seconds: float = 0.0) -> None:
+    """Write one item, replacing what is stored under its key: a retried item (a verdict that failed
+    before an interruption) overwrites the failure, so the run still holds one result per item."""
+    values = {"result_json": json.dumps(result, default=str, ensure_ascii=False), "seconds": seconds,
+              "created_at": utcnow()}
+    table = RunItem.__table__
+    with engine.begin() as conn:
+        changed = conn.execute(update(table).where(table.c.run_id == run_id, table.c.item_key == item_key)
+                               .values(**values)).rowcount
+        if not changed:
+            insert_ignoring_duplicates(conn, table, [{"run_id": run_id, "item_key": item_key, **values}])
 
 
 def load_items(engine: Engine, run_id: int) -> dict[str, dict[str, Any]]:

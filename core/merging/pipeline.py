@@ -173,8 +173,13 @@ def _concurrently(items: Sequence[Any], fn: Callable[[Any], Any], workers: int, 
 
 
 def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, config: MergeConfig | None = None, *,
-              store: MergeStore | None = None, progress: Progress | None = None) -> MergeResult:
-    """ToolScope Alg. 1 steps 1–12 over ``tools`` (rows of ``vectors`` in the same order)."""
+              store: MergeStore | None = None, progress: Progress | None = None,
+              retry_failed: bool = True) -> MergeResult:
+    """ToolScope Alg. 1 steps 1–12 over ``tools`` (rows of ``vectors`` in the same order).
+
+    With ``retry_failed`` (resuming an interrupted run) a stored result whose call failed is asked again
+    and overwritten; without it (reopening a finished, perhaps reviewed, run) the stored results are
+    final, so the clusters a reviewer's decisions refer to never change."""
     config = config or MergeConfig()
     if len(tools) != len(vectors):
         raise ValueError(f"{len(tools)} tools but {len(vectors)} vectors")
@@ -188,7 +193,12 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
     # steps 2–5: candidates, then one classification per pair (asked concurrently, saved as they come)
     cands = candidate_pairs(vectors, config.k, config.threshold)
     verdicts = {k: v for k, v in store.load_pairs().items()}
-    todo = [c for c in cands if (keys[c.i], keys[c.j]) not in verdicts]
+
+    def settled(stored: PairVerdict | ClusterAudit | MergedDoc | None) -> bool:
+        failed = not stored.ok if isinstance(stored, PairVerdict) else bool(getattr(stored, "error", None))
+        return stored is not None and not (retry_failed and failed)
+
+    todo = [c for c in cands if not settled(verdicts.get((keys[c.i], keys[c.j])))]
     done = len(cands) - len(todo)
     report(done, len(cands), "pairs")
 
@@ -219,7 +229,7 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
     # step 10: Auto-Correction, one audit per cluster
     audits: dict[str, ClusterAudit] = dict(store.load_audits()) if config.autocorrect else {}
     if config.autocorrect:
-        todo_c = [g for g in comps if group_key(g) not in audits]
+        todo_c = [g for g in comps if not settled(audits.get(group_key(g)))]
         n_done = len(comps) - len(todo_c)
         report(n_done, len(comps), "audit")
 
@@ -260,7 +270,7 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
             phi[k] = rep
     check_integrity(keys, {c.id: c.groups for c in clusters}, phi)
     docs = dict(store.load_docs())
-    todo_d = [grp for grp in final if group_key(grp) not in docs]
+    todo_d = [grp for grp in final if not settled(docs.get(group_key(grp)))]
     d_done = len(final) - len(todo_d)
     report(d_done, len(final), "docs")
 

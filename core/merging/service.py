@@ -72,7 +72,7 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
     judge = judge_for(workspace.db, llm, seed=seed, run_id=run.id, api_key=api_key)
     try:
         result = run_merge(engine.tools, engine.vectors, judge, config, store=SqlMergeStore(workspace.db, run.id),
-                           progress=progress)
+                           progress=progress, retry_failed=run.status != "done")
     except MergeIntegrityError:
         finish_merge_run(workspace.db, run.id, {}, status="failed")
         raise

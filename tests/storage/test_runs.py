@@ -44,3 +44,12 @@ def test_synthetic_query_store_opens_its_run_only_when_used(db, tiny_tools):
     assert runs.list_runs(db, kind="reinvoke_index") == ()
     assert store.load() == {}
     assert len(runs.list_runs(db, kind="reinvoke_index")) == 1
+
+
+def test_put_item_replaces_in_place_and_adds_when_missing(db):
+    run = runs.open_run(db, "merge", {"t": 1})
+    runs.put_item(db, run.id, "pair:1", {"ok": False})
+    runs.put_item(db, run.id, "pair:1", {"ok": True})
+    runs.put_item(db, run.id, "pair:2", {"ok": True})
+    assert runs.load_items(db, run.id) == {"pair:1": {"ok": True}, "pair:2": {"ok": True}}
+    assert runs.finish_run(db, run.id, {}).n_items == 2

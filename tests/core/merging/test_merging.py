@@ -147,6 +147,31 @@ def test_pipeline_merges_resumes_and_keeps_failed_pairs_apart():
     assert broken.clusters == () and not broken.pairs[0].ok and "garbage" in broken.pairs[0].error
 
 
+class BrokenAuditJudge(OfflineJudge):
+    def audit_cluster(self, members):
+        return RoleCall(value=None, ok=False, error="LLMTimeout: no answer", role="audit_cluster")
+
+
+def test_a_resumed_run_asks_again_where_calls_failed_and_a_finished_one_does_not():
+    tools, v = _catalog()
+    store = MemoryMergeStore()
+    first = run_merge(tools, v, BrokenJudge(), MergeConfig(threshold=0.9), store=store)
+    assert first.clusters == () and not first.pairs[0].ok
+    reopened = CountingJudge()
+    same = run_merge(tools, v, reopened, MergeConfig(threshold=0.9), store=store, retry_failed=False)
+    assert reopened.pairs == 0 and same.phi == first.phi  # a finished run's results are final
+    resumed = CountingJudge()
+    result = run_merge(tools, v, resumed, MergeConfig(threshold=0.9), store=store)
+    assert resumed.pairs == 1 and result.pairs[0].ok and result.phi["math_gcd"] == "math.gcd"
+    assert store.load_pairs()[("math.gcd", "math_gcd")].ok  # the failure was overwritten, not added to
+
+    audits = MemoryMergeStore()
+    failed = run_merge(tools, v, BrokenAuditJudge(), MergeConfig(threshold=0.9), store=audits)
+    assert failed.clusters[0].audit.verdict == "ERROR"
+    assert run_merge(tools, v, OfflineJudge(), MergeConfig(threshold=0.9), store=audits).clusters[0].audit.verdict \
+        == "MERGE_OK"
+
+
 def test_merged_parameters_keep_representative_first():
     rep = tool("t", props=["q", "limit"], required=["q"])
     other = tool("u", props=["q", "lang"], required=["q", "lang"])
