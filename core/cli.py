@@ -56,6 +56,41 @@ def _llm(args):
                      options=options)
 
 
+def pick_query_set(ws, catalog: str, wanted: str | None, *, required: bool = True):
+    """The query set a command runs on: ``wanted`` by name, else the only one, else the one named after
+    the catalog; several others and no name is an error listing them (never a silent first pick)."""
+    from storage.catalogs import list_query_sets
+
+    sets = {s.name: s for s in list_query_sets(ws.db, catalog)}
+    if wanted:
+        if wanted not in sets:
+            raise ValueError(f"catalog {catalog!r} has no query set {wanted!r}; it has: {', '.join(sets) or 'none'}")
+        return sets[wanted]
+    if not sets:
+        if required:
+            raise ValueError(f"catalog {catalog!r} has no query set; pass --queries Q.jsonl")
+        return None
+    if len(sets) == 1:
+        return next(iter(sets.values()))
+    if catalog in sets:
+        return sets[catalog]
+    raise ValueError(f"catalog {catalog!r} has several query sets ({', '.join(sets)}); choose one with --query-set")
+
+
+def _search_options(args, params: dict[str, Any]) -> None:
+    """``--mode`` / ``--alpha`` go to any strategy that takes them (``query``, ``toolscope``); given to
+    one that does not, they are an error rather than silently ignored."""
+    from core.strategies.registry import accepted_params, strategy_class
+
+    accepted = accepted_params(strategy_class(args.strategy))
+    for name, value in (("mode", args.mode), ("alpha", args.alpha)):
+        if value is None:
+            continue
+        if name not in accepted:
+            raise ValueError(f"--{name} does not apply to strategy {args.strategy!r} (it has no {name} parameter)")
+        params.setdefault(name, value)
+
+
 def _emit(out: dict[str, Any], as_json: bool) -> int:
     """Print a command's result: one JSON line, or aligned ``key: value`` lines."""
     if as_json:
@@ -144,7 +179,7 @@ def _parse_params(pairs: Sequence[str]) -> dict:
 
 def cmd_eval(args) -> int:
     from core.evaluation import evaluate, select_queries
-    from storage.catalogs import list_query_sets, load_queries
+    from storage.catalogs import load_queries
 
     ws = _workspace(args)
     if args.tools:
@@ -156,20 +191,15 @@ def cmd_eval(args) -> int:
         query_set = None
         if args.queries:
             query_set = ws.import_query_file(args.name, args.queries, version_id=version.id)
-        sets = list_query_sets(ws.db, args.name)
         if query_set is None:
-            if not sets:
-                raise ValueError(f"catalog {args.name!r} has no query set; pass --queries")
-            query_set = sets[0]
+            query_set = pick_query_set(ws, args.name, args.query_set)
     else:
         raise ValueError("give a catalog NAME or --tools FILE")
     if query_set is None:
         raise ValueError("no queries: pass --queries Q.jsonl")
     queries = select_queries(load_queries(ws.db, query_set.id), split=args.split, limit=args.limit)
     params = _parse_params(args.param)
-    if args.strategy == "query":
-        params.setdefault("mode", args.mode)
-        params.setdefault("alpha", args.alpha)
+    _search_options(args, params)
     llm = _llm(args)
     result = evaluate(
         ws, version.id, query_set.id, queries, strategy=args.strategy, params=params, k=args.k,
@@ -191,7 +221,7 @@ def _stage_printer():
 def cmd_merge(args) -> int:
     from core.merging.pipeline import MergeConfig
     from core.merging.service import measure, merge_version
-    from storage.catalogs import list_query_sets, load_queries
+    from storage.catalogs import load_queries
     from storage.ledger import count_calls
 
     ws = _workspace(args)
@@ -203,8 +233,8 @@ def cmd_merge(args) -> int:
     run = merge_version(ws, version.id, config, llm, seed=args.seed, api_key=os.environ.get("OPENAI_API_KEY"),
                         fresh=args.fresh, progress=None if args.json else _stage_printer())
     engine = ws.search_engine(version.id)
-    sets = list_query_sets(ws.db, args.name)
-    queries = load_queries(ws.db, sets[0].id) if sets else []
+    query_set = pick_query_set(ws, args.name, args.query_set, required=False)
+    queries = load_queries(ws.db, query_set.id) if query_set else []
     if args.limit:
         queries = queries[: args.limit]
     merged = run.result.reduced_catalog(engine.tools)
@@ -273,7 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name")
     p.add_argument("text")
     p.add_argument("--mode", default="dense", choices=["dense", "bm25", "hybrid", "rrf"])
-    p.add_argument("--alpha", type=float, default=0.5, help="dense weight for --mode hybrid (ToolScope Eq. 4)")
+    p.add_argument("--alpha", type=float, default=1.0,
+                   help="dense weight for --mode hybrid (ToolScope Eq. 4; default 1.0, dense-only was best in §4.4)")
     p.add_argument("-k", type=int, default=10)
     p.add_argument("--version", type=int)
     p.add_argument("--rerank", action="store_true", help="rerank the top 50 with the configured cross-encoder")
@@ -283,12 +314,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="run a retrieval strategy over a query set and score it")
     p.add_argument("name", nargs="?", help="a stored catalog (or use --tools)")
+    p.add_argument("--query-set", help="a stored query set of the catalog (default: the only one, or the one "
+                   "named after the catalog)")
     p.add_argument("--tools", help="catalog file, imported on the fly (cached by content hash)")
     p.add_argument("--queries", help="queries JSONL")
     p.add_argument("--strategy", default="query")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="strategy parameter (repeatable)")
-    p.add_argument("--mode", default="dense", choices=["dense", "bm25", "hybrid", "rrf"])
-    p.add_argument("--alpha", type=float, default=0.5)
+    p.add_argument("--mode", choices=["dense", "bm25", "hybrid", "rrf"],
+                   help="retrieval mode, for strategies that take one (query: dense by default)")
+    p.add_argument("--alpha", type=float, help="hybrid dense weight, for strategies that take one (default 1.0)")
     p.add_argument("-k", type=int, default=5)
     p.add_argument("--limit", type=int)
     p.add_argument("--split")
@@ -302,6 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("merge", help="merge overlapping tools of a catalog (ToolScopeMerger) and measure it")
     p.add_argument("name", help="a stored catalog ('demo' is loaded on demand)")
+    p.add_argument("--query-set", help="a stored query set of the catalog (default: the only one, or the one "
+                   "named after the catalog)")
     p.add_argument("--version", type=int)
     p.add_argument("--threshold", type=float, default=0.82, help="cosine threshold θ for candidate pairs")
     p.add_argument("--k", type=int, default=30, help="neighbours per tool for candidate pairs")

@@ -12,17 +12,16 @@ def cmd_trials(args) -> int:
     from core.execution.setup import build_router
     from core.trials.pipeline import TrialConfig
     from core.trials.service import run_trial_set
-    from storage.catalogs import list_query_sets, load_queries
+    from storage.catalogs import load_queries
 
     ws = _workspace(args)
     version = _version(ws, args.name, args.version)
     if args.queries:
         query_set = ws.import_query_file(args.name, args.queries, version_id=version.id)
     else:
-        sets = list_query_sets(ws.db, args.name)
-        if not sets:
-            raise ValueError(f"catalog {args.name!r} has no query set; pass --queries Q.jsonl")
-        query_set = sets[0]
+        from core.cli import pick_query_set
+
+        query_set = pick_query_set(ws, args.name, args.query_set)
     queries = select_queries(load_queries(ws.db, query_set.id), split=args.split, limit=args.limit)
     config = TrialConfig(k=args.k, simulate=not args.no_simulate, timeout=args.timeout,
                          concurrency=args.concurrency, today=args.today)
@@ -54,6 +53,8 @@ def add_trials_parser(sub) -> None:
 
     p = sub.add_parser("trials", help="GRETEL trials: plan, execute and re-rank each query's top candidates")
     p.add_argument("name", help="a stored catalog ('demo' is loaded on demand and uses the demo MCP server)")
+    p.add_argument("--query-set", help="a stored query set of the catalog (default: the only one, or the one "
+                   "named after the catalog)")
     p.add_argument("--queries", help="queries JSONL {id, query, gold, split} (default: the catalog's query set)")
     p.add_argument("--strategy", default="query", help="initial ranking strategy")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="strategy parameter (repeatable)")

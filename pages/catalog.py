@@ -40,8 +40,9 @@ with tab_search:
     c1, c2, c3 = st.columns([2, 2, 1])
     mode = c1.radio("Mode", MODES, format_func=MODE_LABELS.get, horizontal=True, key="search_mode")
     alpha = c2.slider(
-        "α — dense weight (ToolScope Eq. 4)", 0.0, 1.0, 0.5, 0.05, key="search_alpha", disabled=mode != "hybrid",
-        help="s = α·dense + (1−α)·BM25, each min-max normalised per query. 1 = dense only, 0 = BM25 only.",
+        "α — dense weight (ToolScope Eq. 4)", 0.0, 1.0, 1.0, 0.05, key="search_alpha", disabled=mode != "hybrid",
+        help="s = α·dense + (1−α)·BM25, each min-max normalised per query. 1 = dense only (the default: "
+             "ToolScope §4.4 found it best), 0 = BM25 only.",
     )
     k = c3.number_input("Top k", 1, 100, 10, key="search_k")
     rerank = False
@@ -51,7 +52,9 @@ with tab_search:
         rerank = st.toggle(f"Rerank top 50 with {ws.reranker.model_id}", key="search_rerank")
     if query.strip():
         filtered = bool(chosen_categories or chosen_sources)
-        depth = min(len(tools), int(k) * 10) if filtered else int(k)
+        # Filters apply after ranking, so a filtered search ranks the whole catalog: a top-k×10 cut could
+        # leave out every tool of a small category.
+        depth = len(tools) if filtered else int(k)
         result = engine.search(query, depth, mode=mode, alpha=alpha, rerank=rerank, persist=False)
         hits = [h for h in result.hits if matches_filters(by_key[h.key], chosen_categories, chosen_sources)][: int(k)]
         st.caption(f"{len(hits)} results in {result.seconds * 1000:.0f} ms")

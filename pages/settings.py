@@ -114,10 +114,9 @@ if c1.button("Check reranker", key="check_reranker", disabled=not rr):
     except ValueError as exc:
         verdict(False, str(exc))
 if c2.button("Use this reranker", key="set_use_reranker"):
-    overrides["reranker_model"] = rr or None
-    if not rr:
-        overrides.pop("reranker_model", None)
-    st.success("Saved for this session.")
+    # An empty string, not None: with_overrides skips None, which left TOOLATLAS_RERANKER in force.
+    overrides["reranker_model"] = rr.strip()
+    st.success("Saved for this session." if rr.strip() else "Reranker switched off for this session.")
 
 st.subheader("Database")
 st.code(redact_url(resolve_db_url(settings.db_url)), language=None)

@@ -87,3 +87,40 @@ def test_llm_transport_options_are_passed_and_kept_out_of_the_run_identity():
     assert tuned.identity() == plain.identity()  # a retuned client still resumes the same run
     with pytest.raises(ValueError, match="--llm openai only"):
         _llm(Namespace(**{**base, "llm": "offline", "llm_retries": 2}))
+
+
+def test_search_options_reach_strategies_that_take_them_and_are_refused_elsewhere():
+    from argparse import Namespace
+
+    from core.cli import _search_options
+
+    params = {}
+    _search_options(Namespace(strategy="toolscope", mode=None, alpha=0.3), params)
+    assert params == {"alpha": 0.3}  # it used to be dropped for every strategy but `query`
+    params = {"alpha": 0.9}
+    _search_options(Namespace(strategy="query", mode="hybrid", alpha=0.3), params)
+    assert params == {"alpha": 0.9, "mode": "hybrid"}  # an explicit --param wins
+    with pytest.raises(ValueError, match="--alpha does not apply to strategy 'memetic'"):
+        _search_options(Namespace(strategy="memetic", mode=None, alpha=0.3), {})
+
+
+def test_query_set_is_chosen_explicitly_never_silently(db, hashing_embedder, tiny_tools, tiny_queries):
+    from core.cli import pick_query_set
+    from core.workspace import Workspace
+    from storage.catalogs import import_queries
+
+    ws = Workspace(db, hashing_embedder)
+    ws.import_tools("shop", tiny_tools)
+    with pytest.raises(ValueError, match="has no query set"):
+        pick_query_set(ws, "shop", None)
+    assert pick_query_set(ws, "shop", None, required=False) is None
+    import_queries(db, "shop", "beta", tiny_queries)
+    assert pick_query_set(ws, "shop", None).name == "beta"  # the only one
+    import_queries(db, "shop", "alpha", tiny_queries)
+    with pytest.raises(ValueError, match=r"several query sets \(alpha, beta\); choose one with --query-set"):
+        pick_query_set(ws, "shop", None)
+    assert pick_query_set(ws, "shop", "beta").name == "beta"
+    import_queries(db, "shop", "shop", tiny_queries)
+    assert pick_query_set(ws, "shop", None).name == "shop"  # the one named after the catalog
+    with pytest.raises(ValueError, match="no query set 'gamma'; it has: alpha, beta, shop"):
+        pick_query_set(ws, "shop", "gamma")

@@ -86,6 +86,21 @@ def test_settings_checks_report_reachability(app):
     assert any("cannot reach" in e.value for e in app.error)
 
 
+def test_settings_can_switch_off_a_reranker_set_in_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLATLAS_DB_URL", f"sqlite:///{tmp_path / 'app.db'}")
+    monkeypatch.setenv("TOOLATLAS_RERANKER", str(tmp_path / "some-cross-encoder"))  # loaded only when used
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page("pages/settings.py").run()
+    assert at.text_input(key="set_reranker").value.endswith("some-cross-encoder")
+    at.text_input(key="set_reranker").input("").run()
+    at.button(key="set_use_reranker").click().run()
+    assert not at.exception, at.exception
+    assert any("switched off" in s.value for s in at.success)
+    at.switch_page("pages/settings.py").run()
+    assert at.text_input(key="set_reranker").value == ""  # the override holds against the environment
+
+
 def test_runs_page_compares_stored_runs(tmp_path, monkeypatch):
     from core.evaluation import evaluate
     from core.settings import Settings, build_workspace
