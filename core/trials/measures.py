@@ -24,16 +24,22 @@ TAXONOMY = (PARAMETER_MISMATCH, SEMANTIC_MISMATCH, EXECUTION_FAILURE, FUNCTIONAL
 
 
 def passes(report: TrialReport, ranking: Sequence[str], k: int) -> bool:
-    """Pass@K for one query: every gold tool is in the top ``k`` and its trial was a real functional
-    success (a simulated answer does not count: nothing was shown to work)."""
-    if not report.gold:
-        return False
+    """GRETEL Pass@K for one query: some gold tool is in the top ``k`` and its trial was a real functional
+    success (a simulated answer does not count: nothing was shown to work). With several gold tools one
+    working gold tool is enough, as the spec defines it; ``passes_all`` is the stricter variant."""
     top = set(ranking[:k])
-    for key in report.gold:
-        trial = report.trial(key)
-        if key not in top or trial is None or trial.outcome != FUNCTIONAL_SUCCESS:
-            return False
-    return True
+    return any(key in top and _worked(report, key) for key in report.gold)
+
+
+def passes_all(report: TrialReport, ranking: Sequence[str], k: int) -> bool:
+    """The strict reading for multi-tool queries: every gold tool is in the top ``k`` and worked."""
+    top = set(ranking[:k])
+    return bool(report.gold) and all(key in top and _worked(report, key) for key in report.gold)
+
+
+def _worked(report: TrialReport, key: str) -> bool:
+    trial = report.trial(key)
+    return trial is not None and trial.outcome == FUNCTIONAL_SUCCESS
 
 
 def failure_shares(reports: Sequence[TrialReport], k: int = 5) -> dict[str, Any]:
@@ -67,6 +73,7 @@ def score_reports(reports: Sequence[TrialReport], k: int = 5) -> dict[str, Any]:
             f"recall@{k}": mean([recall_at_k(pick(r), r.gold, k) for r in scored]),
             f"ndcg@{k}": mean([ndcg_at_k(pick(r), r.gold, k) for r in scored]),
             f"pass@{k}": mean([1.0 if passes(r, pick(r), k) else 0.0 for r in scored]),
+            f"pass_all@{k}": mean([1.0 if passes_all(r, pick(r), k) else 0.0 for r in scored]),
         }
     out["failures"] = failure_shares(reports, k)
     out["simulated"] = sum(t.simulation_used for r in reports for t in r.trials)

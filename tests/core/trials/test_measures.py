@@ -8,7 +8,7 @@ from core.trials.evidence import (
     Trial,
     TrialReport,
 )
-from core.trials.measures import failure_shares, passes, score_reports
+from core.trials.measures import failure_shares, passes, passes_all, score_reports
 
 
 def _report(qid, gold, before, outcomes, after):
@@ -31,6 +31,20 @@ def test_hand_worked_scores_before_and_after():
     # nDCG@2 with one gold: q1 before 0, after 1; q2 before 1, after 1/log2(3)
     assert m["before"]["ndcg@2"] == 0.5
     assert abs(m["after"]["ndcg@2"] - round((1 + 1 / 1.584962500721156) / 2, 4)) < 1e-4
+
+
+def test_pass_at_k_needs_one_working_gold_tool_and_pass_all_needs_every_one():
+    # two gold tools: g1 worked at rank 1, g2 only simulated at rank 2; a gold tool never tried does not pass
+    q = _report("q", ["g1", "g2"], ["g1", "g2", "x"],
+                {"g1": FUNCTIONAL_SUCCESS, "g2": SEMANTIC_MISMATCH, "x": FUNCTIONAL_SUCCESS}, ["g1", "g2", "x"])
+    assert passes(q, q.before, 1) is True and passes_all(q, q.before, 3) is False
+    assert passes(q, ["x", "g1"], 1) is False  # the working tool in the top 1 is not gold
+    both = _report("b", ["g1", "g2"], ["g2", "g1"], {"g1": FUNCTIONAL_SUCCESS, "g2": FUNCTIONAL_SUCCESS}, ["g2", "g1"])
+    assert passes_all(both, both.before, 2) is True and passes_all(both, both.before, 1) is False
+    untried = _report("u", ["g"], ["x"], {"x": FUNCTIONAL_SUCCESS}, ["x"])
+    assert passes(untried, ["g", "x"], 2) is False
+    m = score_reports([q, both], k=1)
+    assert m["before"]["pass@1"] == 1.0 and m["before"]["pass_all@1"] == 0.0
 
 
 def test_failure_shares_count_planning_failures_as_parameter_mismatch():
