@@ -12,6 +12,7 @@ from core.metrics import score_query
 from core.projection import place_texts
 from core.search.engine import SearchEngine
 from core.strategies.base import RetrievalResult
+from core.strategies.memory import ToolMemory
 
 
 @dataclass(frozen=True)
@@ -121,3 +122,23 @@ def lineage(result: RetrievalResult) -> list[LineageNode]:
             nodes.append(LineageNode(d["id"], int(d.get("generation", 0)), col, row, d.get("origin", ""),
                                      tuple(d.get("parents", [])), d["text"], fitness.get(d["id"])))
     return nodes
+
+
+@dataclass(frozen=True)
+class MemoryReadout:
+    """How one run met the session's tool memory (FitText App. C.2)."""
+
+    entries_before: int
+    entries_after: int
+    repeated: tuple[str, ...]  # descriptions of this run that were near-duplicates of earlier entries
+    penalised: int  # fitness evaluations whose memory term was above zero
+
+
+def memory_readout(result: RetrievalResult, earlier: ToolMemory, now: ToolMemory) -> MemoryReadout:
+    """FitText App. C.2 read points on a finished run: which of its descriptions repeat what the session had
+    already explored (SequenceMatcher ratio ≥ 0.82, read point 1) and how often the fitness memory term
+    (Eqs. 7 and 17, read point 2) bit."""
+    texts = dict.fromkeys(d["text"] for d in trace_events(result, "description"))
+    repeated = tuple(t for t in texts if earlier.is_duplicate(t))
+    penalised = sum(1 for f in trace_events(result, "fitness") if float(f.get("mem", 0.0)) > 0.0)
+    return MemoryReadout(len(earlier.entries), len(now.entries), repeated, penalised)

@@ -9,7 +9,8 @@ from components.projection import map_coords
 from components.session import llm_config, workspace
 from components.text import md_escape
 from core.context import build_context
-from core.playground import lineage, members, outcome, trace_events
+from core.playground import lineage, members, memory_readout, outcome, trace_events
+from core.strategies.memory import ToolMemory
 from core.strategies.registry import make_strategy, strategy_names
 from storage.catalogs import list_query_sets, load_queries
 from storage.ledger import list_calls
@@ -63,19 +64,38 @@ with st.expander("Parameters (paper defaults)"):
             overrides[name] = {p: int(cols[i + 1].number_input(p, 1, 50, v, key=f"play_{name}_{p}"))
                                for i, (p, v) in enumerate(knobs.items())}
 
+# FitText App. C.2: an agent session keeps one tool memory across its retrieval calls. Off, every run starts
+# empty (as each eval query does); on, each strategy keeps its own memory across this browser session's runs.
+memories = st.session_state.setdefault("play_memories", {})
+m1, m2 = st.columns([3, 1])
+keep_memory = m1.toggle("Session tool memory (FitText App. C.2)", key="play_memory",
+                        help="Keep each strategy's tool memory across runs, like one agent session: later runs are "
+                             "penalised for re-exploring tool sets found before, and repeats are counted.")
+held = {name: len(mem.entries) for (vid, name), mem in memories.items() if vid == version.id}
+if keep_memory:
+    m1.caption("Memory entries: " + (", ".join(f"{n} {c}" for n, c in held.items()) if held else "none yet"))
+if m2.button("Clear memory", key="play_clear_memory", disabled=not held):
+    memories.clear()
+    st.rerun()
+
 if st.button("Run", type="primary", key="play_run", disabled=not (chosen and text.strip())):
-    results = {}
+    results, readouts = {}, {}
     with st.status("Running strategies…", expanded=True) as status:
         for name in chosen:
             st.write(f"{name}…")
             params = overrides.get(name, {})
             context = build_context(ws.db, engine, version.id, llm, seed=seed, strategy_params=params,
                                     api_key=st.session_state.get("llm_api_key"))
+            memory = memories.setdefault((version.id, name), ToolMemory()) if keep_memory else context["memory"]
+            earlier = ToolMemory(list(memory.entries))
+            context["memory"] = memory
             strategy = make_strategy(name, engine, context=context, **params)
             results[name] = strategy.retrieve(text, k)
+            if keep_memory:
+                readouts[name] = memory_readout(results[name], earlier, memory)
         status.update(label="Done", state="complete")
     st.session_state["play_results"] = {"query": text, "gold": gold, "k": k, "version": version.id,
-                                        "results": results}
+                                        "results": results, "memory": readouts}
 
 state = st.session_state.get("play_results")
 if state and state["version"] == version.id:
@@ -107,6 +127,12 @@ if state and state["version"] == version.id:
     for name, tab in zip(results, st.tabs(list(results)), strict=True):
         res = results[name]
         with tab:
+            readout = state.get("memory", {}).get(name)
+            if readout is not None:
+                st.caption(f"Session memory: {readout.entries_before} entries before this run, "
+                           f"{readout.entries_after} after; {len(readout.repeated)} of this run's descriptions "
+                           f"repeat earlier ones (ratio ≥ 0.82); the memory term lowered "
+                           f"{readout.penalised} fitness evaluations.")
             left, right = st.columns([3, 2])
             with left:
                 pop = members(res, engine, coords)

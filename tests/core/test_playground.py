@@ -2,8 +2,9 @@ import math
 
 import numpy as np
 
-from core.playground import lineage, members, outcome
+from core.playground import lineage, members, memory_readout, outcome
 from core.search.engine import SearchEngine
+from core.strategies.memory import ToolMemory
 from core.strategies.registry import make_strategy
 from tests.core.strategies.conftest import ScriptedOperators
 
@@ -51,3 +52,22 @@ def test_lineage_places_children_right_of_their_parents(tiny_tools, hashing_embe
 def test_lineage_of_a_strategy_without_population_is_empty(tiny_tools, hashing_embedder):
     engine = SearchEngine.build(tiny_tools, hashing_embedder)
     assert lineage(make_strategy("query", engine).retrieve("convert currency", 3)) == []
+
+
+def test_a_session_memory_penalises_and_counts_a_repeated_search(tiny_tools, hashing_embedder):
+    engine = SearchEngine.build(tiny_tools, hashing_embedder)
+    memory = ToolMemory()
+
+    def run():
+        earlier = ToolMemory(list(memory.entries))
+        strategy = make_strategy("memetic", engine, context={"operators": ScriptedOperators(), "memory": memory},
+                                 threshold=5.0)  # lineages read the memory as the query found it
+        res = strategy.retrieve("weather forecast", 3)
+        return memory_readout(res, earlier, memory)
+
+    first = run()
+    assert first.entries_before == 0 and first.entries_after > 0  # App. C.2 write point 2: ancestor and d*
+    assert first.repeated == () and first.penalised == 0  # nothing explored yet: no penalty (Eq. 7)
+    second = run()
+    assert second.entries_before == first.entries_after and second.entries_after > second.entries_before
+    assert second.repeated and second.penalised > 0  # the same search again is redundant and penalised
