@@ -1,13 +1,21 @@
-"""Shared pieces of the merge pages: run (or rebuild) a merge with a progress bar, and the sweep chart."""
+"""Shared pieces of the merge pages: run (or rebuild) a merge with a progress bar, the sweep chart, and the
+before/after measures of a merge."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from components.overlap_charts import silhouette_chart
+from components.text import md_escape
 from core.merging.candidates import SweepRow
+from core.merging.measures import mean_silhouette
 from core.merging.pipeline import MergeConfig
-from core.merging.service import MergeRun, judge_id, merge_version
+from core.merging.service import MergeMeasures, MergeRun, judge_id, merge_version
+from storage.catalogs import QuerySetInfo
 from storage.merges import list_merge_runs
 
 STAGES = {"pairs": "Classifying candidate pairs", "audit": "Auto-Correction audits", "docs": "Writing merged docs"}
@@ -40,3 +48,53 @@ def sweep_chart(rows: list[SweepRow], chosen: float) -> go.Figure:
     fig.update_layout(height=280, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="cosine threshold θ",
                       title="Threshold sweep (candidate graph before any judging)")
     return fig
+
+
+def preferred_query_set(sets: Sequence[QuerySetInfo], catalog: str) -> QuerySetInfo | None:
+    """The query set to measure a merge on without asking: the one named after the catalog, else the only one;
+    ``None`` when there are several others (the page then asks) or none."""
+    named = [s for s in sets if s.name == catalog]
+    if named:
+        return named[0]
+    return sets[0] if len(sets) == 1 else None
+
+
+def measures_frame(m: MergeMeasures) -> pd.DataFrame:
+    """One row per measure with its value before and after merging. TCCR and UCC exist only after (they ask
+    whether the merged catalog still serves the gold calls), so their "before" is empty."""
+    rows = []
+    if m.retrieval is not None:
+        r = m.retrieval
+        rows += [{"measure": f"Recall@{r.k}", "before": r.recall_before, "after": r.recall_after},
+                 {"measure": f"CSR@{r.k}", "before": r.csr_before, "after": r.csr_after}]
+    if m.coverage is not None:
+        rows += [{"measure": "TCCR", "before": None, "after": m.coverage.tccr},
+                 {"measure": "UCC", "before": None, "after": m.coverage.ucc}]
+    ks = [k for k, _ in m.silhouette_before]
+    span = f" (k = {ks[0]}…{ks[-1]})" if ks else ""
+    rows.append({"measure": f"mean silhouette{span}", "before": mean_silhouette(m.silhouette_before),
+                 "after": mean_silhouette(m.silhouette_after)})
+    frame = pd.DataFrame(rows, columns=["measure", "before", "after"])
+    frame["change"] = frame["after"] - frame["before"]
+    return frame
+
+
+def render_measures(m: MergeMeasures, *, subject: str, query_set: str | None, key: str) -> None:
+    """The measures table, what it was measured on, and the silhouette curves before/after."""
+    st.caption(f"Measured on {subject}.")
+    st.dataframe(measures_frame(m), hide_index=True, width="stretch", key=f"{key}_table",
+                 column_config={c: st.column_config.NumberColumn(format="%.4f") for c in ("before", "after", "change")})
+    if m.retrieval is None:
+        st.caption("No query set for this catalog: silhouette only (import one with `toolatlas import --queries`).")
+    else:
+        r = m.retrieval
+        st.caption(f"{r.n_queries} queries of query set **{md_escape(query_set or '')}**; after merging, their gold "
+                   f"tools are relabelled through φ (ToolScope Eq. 3). CSR@{r.k} counts a query solved when the first "
+                   f"|gold| retrieved tools are its gold tools (the stand-in the CLI uses, no selection model). "
+                   "TCCR/UCC: share of gold calls (each gold tool with its required arguments), and of distinct "
+                   "ones, that the tool they map to still accepts (App. K.1).")
+    if m.silhouette_before:
+        st.plotly_chart(silhouette_chart(m.silhouette_before, m.silhouette_after), width="stretch",
+                        key=f"{key}_silhouette")
+    else:
+        st.caption("Too few tools for a silhouette curve (k-means needs more tools than clusters).")

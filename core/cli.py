@@ -243,6 +243,23 @@ def cmd_merge(args) -> int:
            "llm_calls": count_calls(ws.db, run_id=run.run_id),
            "llm_errors": count_calls(ws.db, run_id=run.run_id, errors_only=True),
            **measure(engine, merged, run.result, queries, k=5).as_dict()}
+    if args.out or args.phi:
+        # The same bytes as the Merge review page's two download buttons: the catalog as reviewed there (the
+        # run's merge when nobody has reviewed it yet) and φ.
+        from pathlib import Path
+
+        from core.importers.export import export_openai_tools
+        from storage.merges import apply_decisions, list_decisions
+
+        decisions = list_decisions(ws.db, run.run_id)
+        reviewed, phi = apply_decisions(run.result, decisions, engine.tools)
+        if args.out:
+            Path(args.out).write_bytes(export_openai_tools(reviewed).encode("utf-8"))
+            out["out"] = args.out
+        if args.phi:
+            Path(args.phi).write_bytes(json.dumps(phi, indent=2).encode("utf-8"))
+            out["phi"] = args.phi
+        out.update({"exported_tools": len(reviewed), "review_decisions": len(decisions)})
     return _emit(out, args.json)
 
 
@@ -344,6 +361,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-autocorrect", action="store_true", help="skip the Auto-Correction audit of clusters")
     p.add_argument("--limit", type=int, help="queries used for Recall@5 before/after")
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming or reusing one")
+    p.add_argument("--out", metavar="MERGED.json", help="write the merged catalog as OpenAI tools JSON (with the "
+                   "Merge review page's decisions applied, if any: the file its export button gives)")
+    p.add_argument("--phi", metavar="PHI.json", help="write the merge mapping φ (tool key -> kept key) as JSON")
     _add_llm(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")

@@ -1,17 +1,26 @@
 """Merge review: run ToolScopeMerger on a catalog and review every cluster it proposes."""
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
 
-from components.merge_view import finished_run, run_with_progress, sweep_chart
+from components.merge_view import (
+    finished_run,
+    preferred_query_set,
+    render_measures,
+    run_with_progress,
+    sweep_chart,
+)
 from components.pickers import catalog_picker, ensure_engine
 from components.session import llm_config, workspace
 from components.text import md_escape
 from core.importers.export import export_openai_tools
 from core.merging.candidates import threshold_sweep
 from core.merging.pipeline import MergeConfig
+from core.merging.service import measure
+from storage.catalogs import list_query_sets, load_queries
 from storage.merges import apply_decisions, list_decisions, list_merge_runs, record_decision, review_state
 
 st.title("Merge review")
@@ -67,6 +76,27 @@ if failed_audits:
 if not result.clusters:
     st.success("No two tools were judged duplicates at this threshold. Lower θ to see more candidates.")
     st.stop()
+
+# Silhouette and a search engine over the merged catalog take seconds on a large catalog: computed on demand,
+# once per run, k, query set and review state.
+if st.toggle("Measures before / after (silhouette, Recall@k, CSR@k, TCCR/UCC)", key="merge_measures"):
+    sets = list_query_sets(ws.db, info.name)
+    m1, m2 = st.columns([1, 3])
+    measures_k = int(m1.number_input("k", 1, 50, 5, key="merge_measures_k", help="cut-off for Recall@k and CSR@k"))
+    query_set = preferred_query_set(sets, info.name)
+    if query_set is None and sets:
+        query_set = m2.selectbox("Query set", sets, key="merge_measures_qs", format_func=lambda s: s.name)
+    last = decisions[-1].id if decisions else 0
+    measures_key = f"merge_measures_{run.run_id}_{measures_k}_{query_set.id if query_set else 0}_{last}"
+    if measures_key not in st.session_state:
+        with st.spinner("Silhouette before/after, and retrieval over a search engine of the merged catalog…"):
+            queries = load_queries(ws.db, query_set.id) if query_set else ()
+            st.session_state[measures_key] = measure(engine, reviewed, replace(result, phi=phi), queries, k=measures_k)
+    n_reviewed = sum(s.status != "pending" for s in states.values())
+    render_measures(st.session_state[measures_key], query_set=query_set.name if query_set else None,
+                    key="merge_measures",
+                    subject=f"the catalog as reviewed ({len(reviewed)} tools; {n_reviewed} of {len(states)} clusters "
+                            "reviewed, the others merged as proposed) — the catalog the export below writes")
 
 rows = pd.DataFrame([{
     "cluster": cl.id, "size": len(cl.members), "confidence": cl.confidence,

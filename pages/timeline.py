@@ -3,6 +3,7 @@ discovers along the way (CONTDA)."""
 
 import streamlit as st
 
+from components.cancel import cancel_button, cancelled_notice
 from components.pickers import catalog_picker
 from components.session import llm_config, workspace
 from components.text import md_escape
@@ -115,6 +116,7 @@ if run_clicked:
         router = None
         if execute:
             router = _router(info.name, len(info.versions), info.name == "demo", list(ws.every_tool(info.name).values()))
+        cancel_button("timeline_cancel")
         bar = st.progress(0.0, text="Starting the timeline…")
         done = run_evolution(ws, spec, select_queries(gold, limit=int(n_queries)), llm=llm, router=router,
                              api_key=st.session_state.get("llm_api_key"),
@@ -125,6 +127,7 @@ if run_clicked:
     except ValueError as err:
         st.error(f"The timeline could not run: {md_escape(str(err))}")
 
+cancelled_notice("timeline_cancel", "The timeline run was")
 stored = list_evolution_runs(ws.db, info.name)
 if not sets:
     st.info("This catalog has no gold queries; import a queries JSONL on the Catalog page to score a timeline.")

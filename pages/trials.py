@@ -4,6 +4,7 @@ import hashlib
 
 import streamlit as st
 
+from components.cancel import cancel_button, cancelled_notice
 from components.pickers import catalog_picker, ensure_engine
 from components.session import llm_config, workspace
 from components.text import md_escape
@@ -107,7 +108,9 @@ else:
         split = c1.selectbox("Split", ["all", *splits], key="trials_split")
         limit = c2.number_input("Queries", 1, len(gold_queries), min(20, len(gold_queries)), key="trials_limit")
         queries = select_queries(gold_queries, split=None if split == "all" else split, limit=int(limit))
+        cancelled_notice("trials_cancel", "The trial run was")
         if st.button(f"Run trials on {len(queries)} queries", key="trials_run_set"):
+            cancel_button("trials_cancel")
             bar = st.progress(0.0, text="Starting…")
             run = run_trial_set(ws, version.id, queries, router, strategy=strategy, config=config, llm=llm,
                                 api_key=api_key,

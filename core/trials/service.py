@@ -101,24 +101,30 @@ def run_trial_set(ws: Any, version_id: int, queries: Sequence[Query], router: Ro
     store = SqlTrialStore(ws.db, run.id)
     items = runs.load_items(ws.db, run.id)
     resumed = sum(1 for q in queries if q.id in items)
-    for i, q in enumerate(queries):
-        if cancelled is not None and cancelled():
-            break
+    try:
+        for i, q in enumerate(queries):
+            if cancelled is not None and cancelled():
+                break
+            if progress:
+                progress(i, len(queries), q.id)
+            if q.id in items:
+                continue
+            ranking = items.get(f"{q.id}@ranking")
+            if ranking is None:
+                result = impl.retrieve(q.text, config.k)
+                ranking = {"keys": list(result.keys), "scores": list(result.scores), "seconds": result.seconds}
+                runs.add_item(ws.db, run.id, f"{q.id}@ranking", ranking, result.seconds)
+            candidates = [by_key[k] for k in ranking["keys"] if k in by_key]
+            report = run_trials(q.id, q.text, q.gold, candidates, router, ops, config, strategy=strategy, store=store)
+            runs.add_item(ws.db, run.id, q.id, report.to_json(), sum(t.seconds for t in report.trials))
+            items[q.id] = report.to_json()
         if progress:
-            progress(i, len(queries), q.id)
-        if q.id in items:
-            continue
-        ranking = items.get(f"{q.id}@ranking")
-        if ranking is None:
-            result = impl.retrieve(q.text, config.k)
-            ranking = {"keys": list(result.keys), "scores": list(result.scores), "seconds": result.seconds}
-            runs.add_item(ws.db, run.id, f"{q.id}@ranking", ranking, result.seconds)
-        candidates = [by_key[k] for k in ranking["keys"] if k in by_key]
-        report = run_trials(q.id, q.text, q.gold, candidates, router, ops, config, strategy=strategy, store=store)
-        runs.add_item(ws.db, run.id, q.id, report.to_json(), sum(t.seconds for t in report.trials))
-        items[q.id] = report.to_json()
-    if progress:
-        progress(len(queries), len(queries), "")
+            progress(len(queries), len(queries), "")
+    except BaseException:
+        # an interrupted page script (Cancel, Stop) or a crash: every finished query is stored; mark the run
+        # so it is not listed as still running, and let the interruption through
+        runs.finish_run(ws.db, run.id, {}, status="stopped")
+        raise
     reports = tuple(TrialReport.from_json(items[q.id]) for q in queries if q.id in items)
     metrics = _metrics(ws.db, run.id, reports, config)
     finished = len(reports) == len(queries)

@@ -71,6 +71,20 @@ def test_playground_runs_strategies(app):
     assert len(app.get("plotly_chart")) >= 3  # population animations, votes, fitness
 
 
+def test_playground_session_memory_carries_over_between_runs(app):
+    app.switch_page("pages/playground.py").run()
+    app.multiselect(key="play_strategies").set_value(["memetic"]).run()
+    app.toggle(key="play_memory").set_value(True).run()
+    app.button(key="play_run").click().run()
+    app.button(key="play_run").click().run()
+    assert not app.exception, app.exception
+    readout = next(c.value for c in app.caption if c.value.startswith("Session memory:"))
+    before = int(readout.split(": ")[1].split(" entries")[0])
+    assert before > 0, readout  # the second run started from what the first one stored
+    app.button(key="play_clear_memory").click().run()
+    assert any(c.value == "Memory entries: none yet" for c in app.caption)
+
+
 def test_settings_checks_report_reachability(app):
     app.switch_page("pages/settings.py").run()
     assert not app.exception, app.exception
@@ -138,6 +152,25 @@ def test_merge_review_runs_accepts_and_exports(app):
     assert metrics["Reviewed"] == "1"
     assert any("reject" in str(frame.value.get("action", "")) for frame in app.dataframe
                if hasattr(frame.value, "get")), "decision history missing"
+
+
+def test_merge_review_measures_before_and_after(app):
+    app.switch_page("pages/merge_review.py").run()
+    app.button(key="merge_run").click().run()
+    charts = len(app.get("plotly_chart"))
+    app.toggle(key="merge_measures").set_value(True).run()
+    assert not app.exception, app.exception
+    table = app.dataframe[0].value
+    assert list(table.columns[:3]) == ["measure", "before", "after"]
+    assert {"Recall@5", "CSR@5", "TCCR", "UCC"} <= set(table["measure"])
+    assert table["measure"].iloc[-1].startswith("mean silhouette")
+    recall = table.set_index("measure").loc["Recall@5"]
+    assert 0.0 <= recall["before"] <= 1.0 and 0.0 <= recall["after"] <= 1.0
+    assert len(app.get("plotly_chart")) == charts + 1  # the silhouette curves
+    assert any("as reviewed" in c.value for c in app.caption)
+    app.number_input(key="merge_measures_k").set_value(3).run()  # another k: measured again, not the cached k = 5
+    assert not app.exception, app.exception
+    assert "Recall@3" in set(app.dataframe[0].value["measure"])
 
 
 def test_overlap_map_colours_by_cluster_after_a_merge(app):

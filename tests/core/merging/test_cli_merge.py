@@ -5,6 +5,12 @@ import json
 import pytest
 
 from core.cli import main
+from core.importers.export import export_openai_tools
+from core.merging.pipeline import MergeConfig
+from core.merging.service import merge_version
+from core.settings import Settings, build_workspace
+from storage.catalogs import get_version
+from storage.merges import apply_decisions
 
 pytestmark = pytest.mark.slow
 
@@ -29,3 +35,34 @@ def test_merge_demo_prints_measures_and_reuses_its_run(tmp_path, capsys):
     assert main(["merge", "demo", "--threshold", "0.9", "--no-autocorrect", "--db", db, "--json"]) == 0
     other = json.loads(capsys.readouterr().out)
     assert other["run_id"] != out["run_id"] and other["merge_ok"] == other["merge_bad"] == 0
+
+
+def test_merge_writes_the_merged_catalog_and_phi(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'merge.db'}"
+    merged_path, phi_path = tmp_path / "merged.json", tmp_path / "phi.json"
+    assert main(["merge", "demo", "--threshold", "0.8", "--db", db, "--out", str(merged_path),
+                 "--phi", str(phi_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    phi = json.loads(phi_path.read_text(encoding="utf-8"))
+    merged = json.loads(merged_path.read_text(encoding="utf-8"))
+
+    ws = build_workspace(Settings(db_url=db))
+    tools = ws.tools(get_version(ws.db, "demo").id)
+    assert set(phi) == {t.key for t in tools}  # every original tool is mapped
+    kept = set(phi.values())
+    assert all(phi[k] == k for k in kept)  # a kept tool maps to itself
+    assert len(kept) < len(phi) and out["clusters"] >= 1
+    assert len(merged) == len(kept) == out["exported_tools"] == out["size_after"]
+    assert out["review_decisions"] == 0
+
+    # the bytes the Merge review page's download buttons give for the same run without decisions
+    run = merge_version(ws, get_version(ws.db, "demo").id, MergeConfig(threshold=0.8))
+    assert run.run_id == out["run_id"]
+    reviewed, page_phi = apply_decisions(run.result, (), tools)
+    assert merged_path.read_bytes() == export_openai_tools(reviewed).encode("utf-8")
+    assert phi_path.read_bytes() == json.dumps(page_phi, indent=2).encode("utf-8")
+
+    # the merged file is a catalog of its own
+    assert main(["import", str(merged_path), "--name", "demo-merged", "--db", db, "--json"]) == 0
+    imported = json.loads(capsys.readouterr().out)
+    assert imported["catalog"] == "demo-merged" and imported["tools"] == len(kept)

@@ -1,0 +1,23 @@
+"""A Cancel button for long work that runs inside the page's own script run.
+
+Clicking any widget while a script runs makes Streamlit start a new script run at once and stop the old
+one at its next element update (every progress bar tick is one). The services store each finished item as they go and mark
+an interrupted run "stopped", so cancelling loses nothing: running again with the same settings resumes.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+
+def cancel_button(key: str) -> None:
+    """Show before starting the work (it must be on screen while the work runs)."""
+    st.button("Cancel", key=key, icon=":material/stop_circle:",
+              help="Stop now. Finished items are kept; run again with the same settings to resume.")
+
+
+def cancelled_notice(key: str, what: str) -> None:
+    """On the rerun the click started: say what happened (the button's value is True for that run only)."""
+    if st.session_state.get(key):
+        st.info(f"{what} cancelled: it stops at its next progress step. What had finished is stored; run it "
+                "again with the same settings to resume from there.")
