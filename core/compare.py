@@ -25,22 +25,27 @@ class RunScores:
     gold: dict[str, list[str]]
     texts: dict[str, str]
     traces: dict[str, list[dict]]
+    csr_stand_in: int = 0  # queries stored without a selection, whose CSR is the metrics' stand-in
 
 
 def load_run_scores(engine, run_id: int) -> RunScores:
+    """A stored eval run's per-query scores. CSR@k (ToolScope Eq. 6) compares each item's stored
+    ``"selected"`` keys with its gold set; items stored before selections were kept fall back to the
+    metrics' stand-in (``core.metrics.gold_count_stand_in``), counted in ``csr_stand_in``."""
     info = next((r for r in run_store.list_runs(engine, limit=100_000) if r.id == run_id), None)
     if info is None:
         raise ValueError(f"no run with id {run_id}")
     k = int(info.config.get("k", 5))
     items = run_store.load_items(engine, run_id)
     qids = tuple(items)
-    per = [score_query(q, items[q]["keys"], items[q]["gold"], k) for q in qids]
+    per = [score_query(q, items[q]["keys"], items[q]["gold"], k, selected=items[q].get("selected")) for q in qids]
     scores = {m: np.array([getattr(p, m) for p in per], dtype=np.float64) for m in METRICS}
     params = ", ".join(f"{a}={b}" for a, b in sorted(info.config.get("params", {}).items()))
     label = f"#{run_id} {info.strategy}" + (f" ({params})" if params else "")
     return RunScores(run_id, label, k, qids, scores, {q: items[q]["keys"] for q in qids},
                      {q: items[q]["gold"] for q in qids}, {q: items[q].get("query", "") for q in qids},
-                     {q: items[q].get("trace", []) for q in qids})
+                     {q: items[q].get("trace", []) for q in qids},
+                     sum(1 for p in per if p.csr_source == "stand-in"))
 
 
 @dataclass(frozen=True)

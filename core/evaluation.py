@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.context import LLMConfig, build_context
-from core.metrics import score_rankings
+from core.merging.measures import QuerySelector, offline_selector
+from core.metrics import score_rankings, top_k
 from core.models import Query
 from core.strategies.memory import ToolMemory
 from core.strategies.registry import accepted_params, make_strategy, strategy_class
 from core.workspace import Workspace
 from storage import runs
+from storage.ledger import count_calls
 
 BATCH = 32
 
@@ -64,8 +66,14 @@ def evaluate(
 ) -> EvalReport:
     """Run ``strategy`` over ``queries`` and score it at ``k``.
 
+    After each query's ranking, the ``select_tools`` role is shown the top k and picks the tools an
+    agent would use; the pick is stored with the ranking as ``"selected"`` and scored by CSR@k
+    (ToolScope Eq. 6). Strategies that call an LLM use the run's own operators for this; the others
+    use the offline operators. Every call lands in the ledger under the run id, and a failed one
+    selects nothing (a CSR miss, counted in ``llm_errors``).
+
     Each query's ranking is written as soon as it is known, so a run interrupted at
-    any point resumes where it stopped and never stores a query twice.
+    any point resumes where it stopped and never stores a query (or asks its selector) twice.
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -78,6 +86,8 @@ def evaluate(
         "params": params,
         "k": k,
         "embedder": workspace.embedder.model_id,
+        # Runs stored before selections were kept have no "selector": they are never resumed into this one.
+        "selector": "select_tools",
     }
     needs_llm = "operators" in accepted_params(strategy_class(strategy))  # also rejects unknown names
     if needs_llm:
@@ -95,6 +105,7 @@ def evaluate(
         else {}
     )
     impl = make_strategy(strategy, engine, context=context, **params)
+    select = _selector(workspace.db, engine, context, run.id, seed)
     done = runs.done_item_keys(workspace.db, run.id)
     todo = [q for q in queries if q.id not in done]
     finished = len(queries) - len(todo)
@@ -115,8 +126,10 @@ def evaluate(
                     impl.memory = ToolMemory()
                 results.append(impl.retrieve(q.text, k))
         for q, res in zip(chunk, results, strict=True):
+            selected = list(select(q, top_k(res.keys, k)))
             runs.add_item(
-                workspace.db, run.id, q.id, {"query": q.text, "gold": list(q.gold), **res.to_json()}, res.seconds
+                workspace.db, run.id, q.id,
+                {"query": q.text, "gold": list(q.gold), **res.to_json(), "selected": selected}, res.seconds,
             )
         finished += len(chunk)
         if progress:
@@ -124,15 +137,29 @@ def evaluate(
     items = runs.load_items(workspace.db, run.id)
     wanted = {q.id for q in queries}
     rankings = {qid: item["keys"] for qid, item in items.items() if qid in wanted}
+    selections = {qid: item["selected"] for qid, item in items.items() if qid in wanted and "selected" in item}
     gold = {q.id: q.gold for q in queries}
-    scores = score_rankings(rankings, gold, k)
+    scores = score_rankings(rankings, gold, k, selections=selections)
     metrics = scores.as_dict()
-    if needs_llm:
-        from storage.ledger import count_calls
-
-        metrics["llm_calls"] = count_calls(workspace.db, run_id=run.id)
-        metrics["llm_errors"] = count_calls(workspace.db, run_id=run.id, errors_only=True)
+    # The selector calls the operators too, so every run has LLM (or offline rule) calls to report.
+    metrics["llm_calls"] = count_calls(workspace.db, run_id=run.id)
+    metrics["llm_errors"] = count_calls(workspace.db, run_id=run.id, errors_only=True)
     seconds = time.perf_counter() - start
     metrics["seconds_per_query"] = round(sum(runs.item_seconds(workspace.db, run.id).values()) / max(len(rankings), 1), 4)
     runs.finish_run(workspace.db, run.id, metrics)
     return EvalReport(run.id, strategy, k, len(rankings), metrics, seconds, len(done))
+
+
+def _selector(db: Any, engine: Any, context: Mapping[str, Any], run_id: int, seed: int) -> QuerySelector:
+    """The CSR selector of a run (ToolScope Eq. 6): the ``select_tools`` role of the strategy's own
+    operators when it has them, else of the offline operators (deterministic, no network), recorded
+    in the ledger under ``run_id`` either way."""
+    operators = context.get("operators")
+    if operators is None:
+        from core.llm.factory import make_operators
+        from core.llm.ledger import SqlLedger
+        from core.llm.vocabulary import CatalogVocabulary
+
+        operators = make_operators("offline", vocabulary=CatalogVocabulary.from_texts(engine.texts),
+                                   ledger=SqlLedger(db, run_id=run_id), seed=seed)
+    return offline_selector(operators, engine.tools)

@@ -73,6 +73,12 @@ def reciprocal_rank(ranked: Sequence[str], gold: Collection[str]) -> float:
     return 0.0
 
 
+def top_k(ranked: Sequence[str], k: int) -> list[str]:
+    """The first k distinct keys of a ranking: what a selector is shown for CSR@k."""
+    _check_k(k)
+    return _top(ranked, k)
+
+
 def csr(selected: Collection[str], gold: Collection[str]) -> float:
     """Correct selection (ToolScope Eq. 6, one query): 1 when the selected set equals the gold set."""
     return 1.0 if set(selected) == set(gold) and gold else 0.0
@@ -81,21 +87,32 @@ def csr(selected: Collection[str], gold: Collection[str]) -> float:
 Selector = Callable[[Sequence[str]], Collection[str]]
 
 
+def gold_count_stand_in(top: Sequence[str], gold: Collection[str]) -> list[str]:
+    """The stand-in selector of runs stored before evaluation asked a real one: the first |gold| keys of
+    the top k. It knows how many tools the query needs (an oracle on the gold count), so it flatters CSR;
+    it is kept only to score stored items that carry no selection."""
+    return list(top[: len(set(gold))])
+
+
 def csr_at_k(ranked: Sequence[str], gold: Collection[str], k: int, selector: Selector | None = None) -> float:
     """ToolScope Eq. 6 for one query: does the selector, shown the top k, pick exactly the gold set?
 
-    Without an LLM selector, the default stand-in picks the first |gold| tools of the top k: an
-    agent that takes as many tools as the query needs, in retrieval order. Pass a selector (for
-    example the ``select_tools`` role) to measure a real agent.
+    With ``selector`` (for example the ``select_tools`` role of LLM operators) this measures a real
+    agent. Without one it falls back to :func:`gold_count_stand_in`, which is not a measurement of
+    selection; evaluation runs store a real selection per query and score it with :func:`csr`.
     """
     _check_k(k)
     top = _top(ranked, k)
-    picked = selector(top) if selector is not None else top[: len(set(gold))]
+    picked = selector(top) if selector is not None else gold_count_stand_in(top, gold)
     return csr(picked, gold)
 
 
 @dataclass(frozen=True)
 class QueryScores:
+    """One query's scores. ``csr_source`` says where its CSR came from: ``"selection"`` (a stored
+    selection), ``"selector"`` (a selector called while scoring) or ``"stand-in"``
+    (:func:`gold_count_stand_in`, for items stored before selections were kept)."""
+
     query_id: str
     ndcg: float
     precision: float
@@ -103,10 +120,13 @@ class QueryScores:
     comprehensiveness: float
     reciprocal_rank: float
     csr: float
+    csr_source: str = "stand-in"
 
 
 @dataclass(frozen=True)
 class RetrievalScores:
+    """Means over the queries; ``csr_stand_in`` counts the queries whose CSR came from the stand-in."""
+
     n_queries: int
     k: int
     ndcg: float
@@ -116,10 +136,11 @@ class RetrievalScores:
     mrr: float
     csr: float
     per_query: tuple[QueryScores, ...]
+    csr_stand_in: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         k = self.k
-        return {
+        out: dict[str, Any] = {
             "n_queries": self.n_queries,
             f"ndcg@{k}": round(self.ndcg, 6),
             f"precision@{k}": round(self.precision, 6),
@@ -128,10 +149,25 @@ class RetrievalScores:
             "mrr": round(self.mrr, 6),
             f"csr@{k}": round(self.csr, 6),
         }
+        if self.csr_stand_in:
+            out["csr_stand_in_queries"] = self.csr_stand_in
+        return out
 
 
 def score_query(query_id: str, ranked: Sequence[str], gold: Collection[str], k: int,
-                selector: Selector | None = None) -> QueryScores:
+                selector: Selector | None = None, selected: Collection[str] | None = None) -> QueryScores:
+    """Every metric of one query. CSR@k (ToolScope Eq. 6) is, in order of preference: ``selected``
+    (the keys a selector picked from the top k, stored with the ranking) compared with the gold set;
+    ``selector`` called on the top k; else the :func:`gold_count_stand_in` fallback."""
+    if selected is not None and selector is not None:
+        raise ValueError("give either selected keys or a selector, not both")
+    if selected is not None:
+        if isinstance(selected, str):
+            raise ValueError(f"selected must be a collection of tool keys, not the string {selected!r}")
+        source, correct = "selection", csr(selected, gold)
+    else:
+        source = "selector" if selector is not None else "stand-in"
+        correct = csr_at_k(ranked, gold, k, selector)
     return QueryScores(
         query_id,
         ndcg_at_k(ranked, gold, k),
@@ -139,22 +175,36 @@ def score_query(query_id: str, ranked: Sequence[str], gold: Collection[str], k: 
         recall_at_k(ranked, gold, k),
         comprehensiveness_at_k(ranked, gold, k),
         reciprocal_rank(ranked, gold),
-        csr_at_k(ranked, gold, k, selector),
+        correct,
+        source,
     )
 
 
 def score_rankings(rankings: Mapping[str, Sequence[str]], gold: Mapping[str, Collection[str]], k: int,
-                   selector: Selector | None = None) -> RetrievalScores:
-    """Mean of every metric over the ranked queries; a ranking without a gold entry is an error."""
+                   selector: Selector | None = None,
+                   selections: Mapping[str, Collection[str]] | None = None) -> RetrievalScores:
+    """Mean of every metric over the ranked queries; a ranking without a gold entry is an error.
+
+    CSR@k (ToolScope Eq. 6) uses ``selections`` (query id -> keys a selector picked from that query's
+    top k) where it has the query, else ``selector``, else :func:`gold_count_stand_in` (counted in
+    ``csr_stand_in``)."""
     _check_k(k)
     missing = [qid for qid in rankings if qid not in gold]
     if missing:
         raise ValueError(f"query {missing[0]!r} has a ranking but no gold tools")
-    per = tuple(score_query(qid, ranked, gold[qid], k, selector) for qid, ranked in rankings.items())
+    selections = selections or {}
+    stray = [qid for qid in selections if qid not in rankings]
+    if stray:
+        raise ValueError(f"query {stray[0]!r} has a selection but no ranking")
+    per = tuple(
+        score_query(qid, ranked, gold[qid], k, None if qid in selections else selector, selections.get(qid))
+        for qid, ranked in rankings.items()
+    )
     n = len(per)
 
     def mean(attr: str) -> float:
         return sum(getattr(p, attr) for p in per) / n if n else 0.0
 
     return RetrievalScores(n, k, mean("ndcg"), mean("precision"), mean("recall"), mean("comprehensiveness"),
-                           mean("reciprocal_rank"), mean("csr"), per)
+                           mean("reciprocal_rank"), mean("csr"), per,
+                           sum(1 for p in per if p.csr_source == "stand-in"))

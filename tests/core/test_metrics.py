@@ -8,11 +8,14 @@ from core.metrics import (
     comprehensiveness_at_k,
     csr,
     csr_at_k,
+    gold_count_stand_in,
     ndcg_at_k,
     precision_at_k,
     recall_at_k,
     reciprocal_rank,
+    score_query,
     score_rankings,
+    top_k,
 )
 
 
@@ -44,10 +47,63 @@ def test_mrr_and_csr():
     assert reciprocal_rank(["x", "y", "a"], {"a"}) == pytest.approx(1 / 3)
     assert reciprocal_rank(["x"], {"a"}) == 0.0
     assert csr({"a", "b"}, ["b", "a"]) == 1.0 and csr({"a"}, {"a", "b"}) == 0.0
-    # default selector takes as many tools as the gold set has, in order: [a, b] vs gold {a, b}
+    assert csr_at_k(["a", "c", "b"], {"a", "b"}, 5, selector=lambda top: {"a", "b"}) == 1.0
+
+
+def test_csr_with_a_selector_hand_checked():
+    # top 3 of [a, c, b, d] is [a, c, b]; gold {a, b}
+    ranked, gold = ["a", "c", "b", "d"], {"a", "b"}
+    shown = []
+
+    def exact(top):
+        shown.append(list(top))
+        return [t for t in top if t in gold]
+
+    assert csr_at_k(ranked, gold, 3, selector=exact) == 1.0  # picks exactly the gold set
+    assert shown == [["a", "c", "b"]]  # the selector sees the top k only, duplicates removed
+    assert csr_at_k(ranked, gold, 3, selector=lambda top: list(top)) == 0.0  # a superset: {a, c, b} != {a, b}
+    assert csr_at_k(ranked, gold, 3, selector=lambda top: []) == 0.0  # picks nothing
+    assert csr_at_k(ranked, gold, 3, selector=lambda top: ["a"]) == 0.0  # a subset is a miss too
+    assert csr([], set()) == 0.0  # no gold set: nothing to get right
+
+
+def test_gold_count_stand_in_is_only_a_fallback():
+    # the stand-in takes as many tools as the gold set has, in retrieval order
+    assert gold_count_stand_in(["a", "b", "c"], {"a", "b"}) == ["a", "b"]
     assert csr_at_k(["a", "b", "c"], {"a", "b"}, 5) == 1.0
     assert csr_at_k(["a", "c", "b"], {"a", "b"}, 5) == 0.0
-    assert csr_at_k(["a", "c", "b"], {"a", "b"}, 5, selector=lambda top: {"a", "b"}) == 1.0
+    assert top_k(["a", "a", "b", "c"], 2) == ["a", "b"]
+
+
+def test_score_query_says_where_csr_came_from():
+    ranked, gold = ["a", "b", "c"], {"a", "b"}
+    assert score_query("q", ranked, gold, 3, selected=["b", "a"]).csr == 1.0
+    picked_one = score_query("q", ranked, gold, 3, selected=["a"])
+    assert picked_one.csr == 0.0 and picked_one.csr_source == "selection"
+    # the same ranking under the stand-in scores 1: the first |gold| = 2 keys are the gold set
+    fallback = score_query("q", ranked, gold, 3)
+    assert fallback.csr == 1.0 and fallback.csr_source == "stand-in"
+    assert score_query("q", ranked, gold, 3, selector=lambda top: []).csr_source == "selector"
+    with pytest.raises(ValueError, match="either selected keys or a selector"):
+        score_query("q", ranked, gold, 3, selector=lambda top: [], selected=["a"])
+    with pytest.raises(ValueError, match="not the string 'a'"):
+        score_query("q", ranked, gold, 3, selected="a")
+
+
+def test_score_rankings_uses_selections_and_counts_fallbacks():
+    rankings = {"q1": ["a", "b", "c"], "q2": ["x", "y"], "q3": ["m", "n"]}
+    gold = {"q1": {"a"}, "q2": {"x", "y"}, "q3": {"m"}}
+    # q1 picks exactly gold (1), q2 picks nothing (0), q3 has no stored selection: stand-in [m] == {m} (1)
+    s = score_rankings(rankings, gold, 3, selections={"q1": ["a"], "q2": []})
+    assert [p.csr for p in s.per_query] == [1.0, 0.0, 1.0]
+    assert [p.csr_source for p in s.per_query] == ["selection", "selection", "stand-in"]
+    assert s.csr == pytest.approx(2 / 3) and s.csr_stand_in == 1
+    assert s.as_dict()["csr_stand_in_queries"] == 1
+    every = score_rankings(rankings, gold, 3, selections={"q1": ["a", "b"], "q2": ["x", "y"], "q3": ["m"]})
+    assert every.csr == pytest.approx(2 / 3) and every.csr_stand_in == 0  # q1's superset {a, b} misses
+    assert "csr_stand_in_queries" not in every.as_dict()
+    with pytest.raises(ValueError, match="'q9' has a selection but no ranking"):
+        score_rankings(rankings, gold, 3, selections={"q9": ["a"]})
 
 
 def test_aggregate_and_errors():
