@@ -89,8 +89,9 @@ def render_measures(m: MergeMeasures, *, subject: str, query_set: str | None, ke
     else:
         r = m.retrieval
         st.caption(f"{r.n_queries} queries of query set **{md_escape(query_set or '')}**; after merging, their gold "
-                   f"tools are relabelled through φ (ToolScope Eq. 3). CSR@{r.k} counts a query solved when the first "
-                   f"|gold| retrieved tools are its gold tools (the stand-in the CLI uses, no selection model). "
+                   f"tools are relabelled through φ (ToolScope Eq. 3). CSR@{r.k} counts a query solved when the "
+                   f"offline select_tools rule, shown the top {r.k} of each catalog, picks exactly its gold tools (as "
+                   "eval runs and the CLI measure it). "
                    "TCCR/UCC: share of gold calls (each gold tool with its required arguments), and of distinct "
                    "ones, that the tool they map to still accepts (App. K.1).")
     if m.silhouette_before:

@@ -83,13 +83,15 @@ def _rankings(engine: Any, queries: Sequence[Query], k: int) -> list[list[str]]:
 
 def retrieval_before_after(before: Any, after: Any, queries: Sequence[Query],
                            relabelled: Sequence[Query] | Mapping[str, str], k: int = 5, *,
-                           selector: QuerySelector | None = None) -> BeforeAfter:
+                           selector: QuerySelector | None = None,
+                           selector_after: QuerySelector | None = None) -> BeforeAfter:
     """ToolScope §4.4: Recall@k and CSR@k (Eq. 6) of the same queries on the original catalog (original gold)
     and on the merged one (gold relabelled through φ, Eq. 3).
 
     ``before`` / ``after`` are search engines (anything with ``search_batch``) or precomputed rankings, one
     per query; ``relabelled`` is the relabelled query list or φ itself. CSR asks ``selector`` which of the
-    top k an agent picks (see :func:`offline_selector`); without one, the first |gold| retrieved tools."""
+    top k an agent picks (see :func:`offline_selector`; ``selector_after``, when given, on the merged catalog,
+    whose merged tools read differently); without one, the first |gold| retrieved tools."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     if isinstance(relabelled, Mapping):
@@ -101,10 +103,12 @@ def retrieval_before_after(before: Any, after: Any, queries: Sequence[Query],
             raise ValueError(f"relabelled query {r.id!r} is out of step with query {q.id!r}")
     rank_b, rank_a = _rankings(before, queries, k), _rankings(after, queries, k)
 
-    def csr(ranked: Sequence[str], q: Query) -> float:
-        if selector is None:
+    def csr(ranked: Sequence[str], q: Query, pick: QuerySelector | None = selector) -> float:
+        if pick is None:
             return csr_at_k(ranked, q.gold, k)
-        return csr_at_k(ranked, q.gold, k, selector=lambda top, q=q: selector(q, top))
+        return csr_at_k(ranked, q.gold, k, selector=lambda top, q=q: pick(q, top))
+
+    after_pick = selector_after if selector_after is not None else selector
 
     n = len(queries) or 1
     return BeforeAfter(
@@ -112,7 +116,7 @@ def retrieval_before_after(before: Any, after: Any, queries: Sequence[Query],
         round(sum(recall_at_k(r, q.gold, k) for r, q in zip(rank_b, queries, strict=True)) / n, 4),
         round(sum(recall_at_k(r, q.gold, k) for r, q in zip(rank_a, relabelled, strict=True)) / n, 4),
         round(sum(csr(r, q) for r, q in zip(rank_b, queries, strict=True)) / n, 4),
-        round(sum(csr(r, q) for r, q in zip(rank_a, relabelled, strict=True)) / n, 4),
+        round(sum(csr(r, q, after_pick) for r, q in zip(rank_a, relabelled, strict=True)) / n, 4),
         len(queries),
     )
 

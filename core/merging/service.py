@@ -15,6 +15,7 @@ from core.merging.measures import (
     QuerySelector,
     coverage,
     mean_silhouette,
+    offline_selector,
     relabel_queries,
     required_calls,
     retrieval_before_after,
@@ -88,6 +89,14 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
     return MergeRun(run.id, version_id, result)
 
 
+def _offline_selector(engine: SearchEngine) -> QuerySelector:
+    from core.llm.factory import make_operators
+    from core.llm.vocabulary import CatalogVocabulary
+
+    ops = make_operators("offline", vocabulary=CatalogVocabulary.from_texts(engine.texts))
+    return offline_selector(ops, engine.tools)
+
+
 @dataclass(frozen=True)
 class MergeMeasures:
     silhouette_before: tuple[tuple[int, float], ...]
@@ -113,7 +122,10 @@ def measure(engine: SearchEngine, merged: Sequence[Tool], result: MergeResult, q
             k: int = 5, silhouette_ks: Sequence[int] | None = None,
             selector: QuerySelector | None = None) -> MergeMeasures:
     """Silhouette before/after (App. D.1), Recall@k and CSR@k before/after with relabelled gold (§4.4), and
-    TCCR/UCC (App. K.1) from gold calls with the gold tools' required arguments."""
+    TCCR/UCC (App. K.1) from gold calls with the gold tools' required arguments.
+
+    CSR's agent is ``selector``, by default the offline ``select_tools`` rule shown each catalog's own
+    descriptions (merged tools with their merged docs), as eval runs measure it."""
     after_engine = SearchEngine.build(merged, engine.embedder, cache=engine.cache)
     ks = tuple(silhouette_ks) if silhouette_ks is not None else tuple(
         k_ for k_ in (5, 10, 20, 30, 40, 50) if k_ < len(merged))
@@ -121,7 +133,10 @@ def measure(engine: SearchEngine, merged: Sequence[Tool], result: MergeResult, q
     after_s = tuple(silhouette_curve(after_engine.vectors, ks))
     retrieval = cov = None
     if queries:
+        selector_after = selector
+        if selector is None:
+            selector, selector_after = _offline_selector(engine), _offline_selector(after_engine)
         retrieval = retrieval_before_after(engine, after_engine, queries, relabel_queries(queries, result.phi), k,
-                                           selector=selector)
+                                           selector=selector, selector_after=selector_after)
         cov = coverage(required_calls(queries, engine.tools), merged, result.phi)
     return MergeMeasures(before_s, after_s, retrieval, cov)

@@ -227,3 +227,33 @@ def test_approximate_neighbours_find_planted_near_duplicates():
     approx = {(p.i, p.j) for p in candidate_pairs(x, k=5, threshold=0.9, exact=False)}
     assert exact == {(i, 990 + i) for i in range(10)}
     assert approx == exact
+
+
+def test_the_merged_catalog_can_have_its_own_selector():
+    queries = [Query("1", "gcd", ("gcd",)), Query("2", "weather", ("weather",))]
+    phi = {"gcd": "gcd", "weather": "weather"}
+    rankings = [["gcd", "weather"], ["weather", "gcd"]]
+    first = lambda q, top: top[:1]  # noqa: E731 - picks the top tool
+    both = lambda q, top: top  # noqa: E731 - picks everything shown
+    res = retrieval_before_after(rankings, rankings, queries, phi, k=2, selector=first, selector_after=both)
+    assert (res.csr_before, res.csr_after) == (1.0, 0.0)
+    assert retrieval_before_after(rankings, rankings, queries, phi, k=2, selector=first).csr_after == 1.0
+
+
+def test_measure_scores_csr_with_the_offline_select_tools_rule(hashing_embedder):
+    from core.merging.pipeline import MergeResult
+    from core.merging.service import _offline_selector, measure
+
+    tools, before, _after = _engines()
+    merged = [tools[0], tools[2]]
+    phi = {"gcd": "gcd", "math_gcd": "gcd", "weather": "weather"}
+    result = MergeResult(config=None, pairs=(), clusters=(), phi=phi)
+    queries = [Query("1", "greatest common divisor gcd", ("math_gcd",)), Query("2", "weather in a city", ("weather",))]
+    m = measure(before, merged, result, queries, k=2, silhouette_ks=())
+    after = SearchEngine.build(merged, HashingEmbedder())
+    explicit = retrieval_before_after(before, after, queries, phi, k=2, selector=_offline_selector(before),
+                                      selector_after=_offline_selector(after))
+    stand_in = retrieval_before_after(before, after, queries, phi, k=2)
+    assert m.retrieval == explicit  # the default agent is the offline rule, each catalog with its own docs
+    # the rule picks one tool per intent: query 2 asks for the weather only and is solved either way
+    assert explicit.csr_after >= 0.5 and stand_in.csr_after == 1.0
