@@ -71,12 +71,7 @@ m1, m2 = st.columns([3, 1])
 keep_memory = m1.toggle("Session tool memory (FitText App. C.2)", key="play_memory",
                         help="Keep each strategy's tool memory across runs, like one agent session: later runs are "
                              "penalised for re-exploring tool sets found before, and repeats are counted.")
-held = {name: len(mem.entries) for (vid, name), mem in memories.items() if vid == version.id}
-if keep_memory:
-    m1.caption("Memory entries: " + (", ".join(f"{n} {c}" for n, c in held.items()) if held else "none yet"))
-if m2.button("Clear memory", key="play_clear_memory", disabled=not held):
-    memories.clear()
-    st.rerun()
+held_slot, clear_slot = m1.empty(), m2.empty()  # filled after a run, so they reflect what that run stored
 
 if st.button("Run", type="primary", key="play_run", disabled=not (chosen and text.strip())):
     results, readouts = {}, {}
@@ -96,6 +91,13 @@ if st.button("Run", type="primary", key="play_run", disabled=not (chosen and tex
         status.update(label="Done", state="complete")
     st.session_state["play_results"] = {"query": text, "gold": gold, "k": k, "version": version.id,
                                         "results": results, "memory": readouts}
+
+held = {name: len(mem.entries) for (vid, name), mem in memories.items() if vid == version.id}
+if keep_memory:
+    held_slot.caption("Memory entries: " + (", ".join(f"{n} {c}" for n, c in held.items()) if held else "none yet"))
+if clear_slot.button("Clear memory", key="play_clear_memory", disabled=not held):
+    memories.clear()
+    st.rerun()
 
 state = st.session_state.get("play_results")
 if state and state["version"] == version.id:
