@@ -261,7 +261,11 @@ def _visit_every_page(page, url: str, db_url: str) -> None:
     pick_hostile(page)
     page.locator("[data-testid='stSidebar']").get_by_text("Markov simulation", exact=True).click()  # one stored version
     settle(page, 800)
-    page.get_by_role("button", name="Run timeline").click()
+    run = page.get_by_role("button", name="Run timeline")
+    # the sidebar can still be finishing the previous page's rerun; the button enables once it has
+    page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
+                           "b.innerText.trim() === 'Run timeline' && !b.disabled)", timeout=120_000)
+    run.click()
     page.get_by_role("heading", name="Summary").wait_for(timeout=180_000)
     settle(page)
     check_inert(page, "timeline")
