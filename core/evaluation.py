@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.context import LLMConfig, build_context
-from core.merging.measures import QuerySelector, offline_selector
+from core.merging.measures import QuerySelector, offline_selector, rule_selector
 from core.metrics import score_rankings, top_k
 from core.models import Query
 from core.strategies.memory import ToolMemory
@@ -156,10 +156,7 @@ def _selector(db: Any, engine: Any, context: Mapping[str, Any], run_id: int, see
     in the ledger under ``run_id`` either way."""
     operators = context.get("operators")
     if operators is None:
-        from core.llm.factory import make_operators
         from core.llm.ledger import SqlLedger
-        from core.llm.vocabulary import CatalogVocabulary
 
-        operators = make_operators("offline", vocabulary=CatalogVocabulary.from_texts(engine.texts),
-                                   ledger=SqlLedger(db, run_id=run_id), seed=seed)
+        return rule_selector(engine.tools, ledger=SqlLedger(db, run_id=run_id), seed=seed)
     return offline_selector(operators, engine.tools)

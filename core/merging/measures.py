@@ -72,6 +72,15 @@ def offline_selector(operators: Any, tools: Sequence[Tool]) -> QuerySelector:
     return select
 
 
+def rule_selector(tools: Sequence[Tool], *, ledger: Any = None, seed: int = 0) -> QuerySelector:
+    """:func:`offline_selector` on the offline operators' ``select_tools`` rule. The rule reads only the
+    query and the candidates, so the operators get no catalog vocabulary (building one costs ~2 s at 40k
+    tools and would change nothing)."""
+    from core.llm.factory import make_operators
+
+    return offline_selector(make_operators("offline", ledger=ledger, seed=seed), tools)
+
+
 def _rankings(engine: Any, queries: Sequence[Query], k: int) -> list[list[str]]:
     if hasattr(engine, "search_batch"):
         return [[h.key for h in r.hits] for r in engine.search_batch([q.text for q in queries], k)]

@@ -15,10 +15,10 @@ from core.merging.measures import (
     QuerySelector,
     coverage,
     mean_silhouette,
-    offline_selector,
     relabel_queries,
     required_calls,
     retrieval_before_after,
+    rule_selector,
     silhouette_curve,
 )
 from core.merging.pipeline import MergeConfig, MergeResult, run_merge
@@ -89,14 +89,6 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
     return MergeRun(run.id, version_id, result)
 
 
-def _offline_selector(engine: SearchEngine) -> QuerySelector:
-    from core.llm.factory import make_operators
-    from core.llm.vocabulary import CatalogVocabulary
-
-    ops = make_operators("offline", vocabulary=CatalogVocabulary.from_texts(engine.texts))
-    return offline_selector(ops, engine.tools)
-
-
 @dataclass(frozen=True)
 class MergeMeasures:
     silhouette_before: tuple[tuple[int, float], ...]
@@ -135,7 +127,7 @@ def measure(engine: SearchEngine, merged: Sequence[Tool], result: MergeResult, q
     if queries:
         selector_after = selector
         if selector is None:
-            selector, selector_after = _offline_selector(engine), _offline_selector(after_engine)
+            selector, selector_after = rule_selector(engine.tools), rule_selector(after_engine.tools)
         retrieval = retrieval_before_after(engine, after_engine, queries, relabel_queries(queries, result.phi), k,
                                            selector=selector, selector_after=selector_after)
         cov = coverage(required_calls(queries, engine.tools), merged, result.phi)

@@ -241,8 +241,9 @@ def test_the_merged_catalog_can_have_its_own_selector():
 
 
 def test_measure_scores_csr_with_the_offline_select_tools_rule(hashing_embedder):
+    from core.merging.measures import rule_selector
     from core.merging.pipeline import MergeResult
-    from core.merging.service import _offline_selector, measure
+    from core.merging.service import measure
 
     tools, before, _after = _engines()
     merged = [tools[0], tools[2]]
@@ -251,8 +252,8 @@ def test_measure_scores_csr_with_the_offline_select_tools_rule(hashing_embedder)
     queries = [Query("1", "greatest common divisor gcd", ("math_gcd",)), Query("2", "weather in a city", ("weather",))]
     m = measure(before, merged, result, queries, k=2, silhouette_ks=())
     after = SearchEngine.build(merged, HashingEmbedder())
-    explicit = retrieval_before_after(before, after, queries, phi, k=2, selector=_offline_selector(before),
-                                      selector_after=_offline_selector(after))
+    explicit = retrieval_before_after(before, after, queries, phi, k=2, selector=rule_selector(before.tools),
+                                      selector_after=rule_selector(after.tools))
     stand_in = retrieval_before_after(before, after, queries, phi, k=2)
     assert m.retrieval == explicit  # the default agent is the offline rule, each catalog with its own docs
     # the rule picks one tool per intent: query 2 asks for the weather only and is solved either way
