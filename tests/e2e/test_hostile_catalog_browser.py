@@ -259,12 +259,19 @@ def _visit_every_page(page, url: str, db_url: str) -> None:
     # 7. Timeline: a Markov simulation over the hostile version
     open_page(page, "", "Timeline")
     pick_hostile(page)
-    page.locator("[data-testid='stSidebar']").get_by_text("Markov simulation", exact=True).click()  # one stored version
-    settle(page, 800)
+    # One stored version: the simulation is the only sequence. A click that lands while the sidebar is being
+    # redrawn (after picking the catalog) can be lost, leaving "Catalog versions" chosen and Run disabled,
+    # so choose it again until Run is enabled.
+    enabled = ("() => [...document.querySelectorAll('button')].some(b => "
+               "b.innerText.trim() === 'Run timeline' && !b.disabled)")
+    for _ in range(6):
+        page.locator("[data-testid='stSidebar']").get_by_text("Markov simulation", exact=True).click()
+        settle(page, 800)
+        if page.evaluate(enabled):
+            break
+        page.wait_for_timeout(3000)
     run = page.get_by_role("button", name="Run timeline")
-    # the sidebar can still be finishing the previous page's rerun; the button enables once it has
-    page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
-                           "b.innerText.trim() === 'Run timeline' && !b.disabled)", timeout=120_000)
+    page.wait_for_function(enabled, timeout=120_000)
     run.click()
     page.get_by_role("heading", name="Summary").wait_for(timeout=180_000)
     settle(page)
