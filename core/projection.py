@@ -94,6 +94,8 @@ def project(vectors: np.ndarray, method: str, params: Mapping[str, Any] | None =
         # Precomputed neighbours make model.transform unavailable (UMAP warns); place_texts never uses it.
         warnings.filterwarnings("ignore", message=r"precomputed_knn\[2\]", category=UserWarning)
         coords = model.fit_transform(x)
+        if epochs:
+            epochs.reraise()
     else:
         from sklearn.manifold import TSNE
 
@@ -161,6 +163,7 @@ class _EpochStream:
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.last = -1
+        self.interrupted: BaseException | None = None
 
     def tqdm_kwds(self) -> dict[str, Any]:
         return {"disable": False, "file": self, "bar_format": "{n}/{total}", "mininterval": 0.25,
@@ -168,13 +171,25 @@ class _EpochStream:
 
     def write(self, text: str) -> int:
         found = self._COUNT.findall(text)
-        if found:
+        if found and self.interrupted is None:
             done, total = (int(v) for v in found[-1])
             if total and done != self.last:
                 self.last = done
                 share = self.EPOCH_SHARE + (1 - self.EPOCH_SHARE) * done / total
-                self.progress(min(share, 0.99), f"UMAP layout: epoch {done}/{total}")
+                try:
+                    self.progress(min(share, 0.99), f"UMAP layout: epoch {done}/{total}")
+                except BaseException as err:  # noqa: BLE001 - kept and raised by reraise()
+                    # tqdm writes while holding its process-wide lock and does not release it when the write
+                    # raises (tqdm.std.tqdm.refresh has no try/finally). Streamlit stops or reruns a script by
+                    # raising from its next element update, so letting that escape here left the lock held and
+                    # every later map (any tqdm bar, in any session) hung. The layout finishes unreported instead.
+                    self.interrupted = err
         return len(text)
+
+    def reraise(self) -> None:
+        """Raise what the progress callback raised during the layout, now that tqdm has let go of its lock."""
+        if self.interrupted is not None:
+            raise self.interrupted
 
     def flush(self) -> None:
         pass

@@ -1,4 +1,5 @@
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -45,6 +46,29 @@ def test_umap_reports_its_layout_epochs_and_the_same_map():
     epochs = [label for _, label in seen if label.startswith("UMAP layout: epoch")]
     assert epochs and all(re.fullmatch(r"UMAP layout: epoch \d+/(200|500)", e) for e in epochs), epochs
     assert all(0.5 <= s <= 0.99 for s, label in seen if label.startswith("UMAP layout"))  # after the graph stage
+
+
+class _Rerun(BaseException):
+    """Stands in for Streamlit's RerunException, which a progress update raises when a widget changed."""
+
+
+@pytest.mark.slow
+def test_a_progress_callback_that_raises_mid_layout_stops_the_map_and_blocks_no_later_map():
+    x, _ = blobs(n_per=5)
+
+    def rerun_on_epochs(share, label):
+        if label.startswith("UMAP layout"):
+            raise _Rerun()
+
+    with pytest.raises(_Rerun):
+        project(x, "umap", progress=rerun_on_epochs)
+    # the next map comes from another thread, as a new script run does (it hung on tqdm's lock before)
+    done = []
+    later = threading.Thread(target=lambda: done.append(project(x, "umap", progress=lambda share, label: None)), daemon=True)
+    later.start()
+    later.join(120)
+    assert done, "a map after an interrupted one never finished: tqdm's lock was left held"
+    np.testing.assert_allclose(done[0][0].coords, project(x, "umap")[0].coords, atol=1e-4)
 
 
 def test_cosine_knn_puts_each_point_first_even_among_duplicates():

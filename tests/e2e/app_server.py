@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -11,6 +12,14 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+
+# `python -m streamlit`, plus a faulthandler on SIGUSR1: a browser test that times out asks the server for
+# every thread's stack (app_report), so a CI log says where the app was stuck, not only what was missing.
+_BOOT = ("import faulthandler, signal; faulthandler.register(signal.SIGUSR1, all_threads=True); "
+         "from streamlit.web.cli import main; main(prog_name='streamlit')")
+
+
+RUNNING: dict[int, tuple[subprocess.Popen, Path]] = {}  # servers started and not stopped yet, by pid
 
 
 def free_port() -> int:
@@ -25,11 +34,12 @@ def start_app(db_url: str, log_path: Path, *, timeout: float = 90.0) -> tuple[su
     port = free_port()
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the server
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+        [sys.executable, "-c", _BOOT, "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=REPO, env={**os.environ, "TOOLATLAS_DB_URL": db_url}, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
+    RUNNING[proc.pid] = (proc, Path(log_path))
     deadline = time.time() + timeout
     while time.time() < deadline:
         if proc.poll() is not None:
@@ -45,8 +55,21 @@ def start_app(db_url: str, log_path: Path, *, timeout: float = 90.0) -> tuple[su
 
 
 def stop_app(proc: subprocess.Popen) -> None:
+    RUNNING.pop(proc.pid, None)
     proc.terminate()
     try:
         proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+def app_report(proc: subprocess.Popen, log_path: Path, *, tail: int = 12_000) -> str:
+    """The server log's tail after asking the server to write every thread's stack into it."""
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGUSR1)
+        time.sleep(1.0)
+    try:
+        text = Path(log_path).read_text(errors="replace")
+    except OSError as err:
+        return f"(no server log: {err})"
+    return text[-tail:]

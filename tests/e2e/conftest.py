@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.app_server import REPO, free_port, start_app, stop_app  # noqa: F401 - re-exported
+from tests.e2e.app_server import REPO, RUNNING, app_report, free_port, start_app, stop_app  # noqa: F401 - re-exported
 
 ARTIFACTS = REPO / "tests" / "artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -65,3 +65,20 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test's report carries what the page showed and each running app server's log,
+    with every server thread's stack: enough to tell a stuck app from a slow one in a CI log."""
+    rep = yield
+    if rep.failed and call.when == "call":
+        pg = item.funcargs.get("page")
+        if pg is not None:
+            try:
+                rep.sections.append(("page text", pg.evaluate("() => document.body.innerText")[:6000]))
+            except Exception as err:  # noqa: BLE001 - a closed page must not hide the real failure
+                rep.sections.append(("page text", f"(unavailable: {err})"))
+        for pid, (proc, log_path) in list(RUNNING.items()):
+            rep.sections.append((f"app server {pid} log", app_report(proc, log_path)))
+    return rep
