@@ -115,9 +115,7 @@ def _version(ws, name: str, number: int | None):
     return get_version(ws.db, name, number)
 
 
-def cmd_import(args) -> int:
-    ws = _workspace(args)
-    report = ws.import_files(args.tools, name=args.name, queries_path=args.queries, label=args.label or "")
+def _report_import(report, args, skipped: tuple[str, ...] | None = None) -> int:
     out = {
         "catalog": report.version.catalog_name,
         "version": report.version.number,
@@ -126,9 +124,31 @@ def cmd_import(args) -> int:
         "query_set": report.query_set.name if report.query_set else None,
         "queries": report.query_set.n_queries if report.query_set else 0,
     }
-    print(json.dumps(out) if args.json else "imported {tools} tools into {catalog} v{version}"
-          " ({queries} queries){}".format(" (unchanged)" if report.reused else "", **out))
+    if skipped is not None:
+        out["skipped"] = list(skipped)
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print("imported {tools} tools into {catalog} v{version} ({queries} queries){}".format(
+        " (unchanged)" if report.reused else "", **out))
+    for line in skipped or ():
+        print(f"  left out: {line}")
     return 0
+
+
+def cmd_import(args) -> int:
+    ws = _workspace(args)
+    report = ws.import_files(args.tools, name=args.name, queries_path=args.queries, label=args.label or "")
+    return _report_import(report, args)
+
+
+def cmd_import_benchmark(args) -> int:
+    from core.importers.benchmark import collect_files, parse_benchmark
+
+    parsed = parse_benchmark(args.format, collect_files(args.paths))  # bad input fails before the store opens
+    report = _workspace(args).import_benchmark(parsed, name=args.name, label=args.label or "",
+                                               source=" ".join(str(p) for p in args.paths))
+    return _report_import(report, args, parsed.skipped)
 
 
 def cmd_index(args) -> int:
@@ -308,6 +328,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _add_common(p)
     p.set_defaults(func=cmd_import)
+
+    from core.importers.benchmark import FORMATS
+
+    p = sub.add_parser("import-benchmark", help="import a public benchmark in its published layout (tools, "
+                       "queries and gold labels): " + ", ".join(FORMATS))
+    p.add_argument("format", choices=list(FORMATS), help="; ".join(f"{k}: {v}" for k, v in FORMATS.items()))
+    p.add_argument("paths", nargs="+", help="the benchmark's files, folders or a zip of its folder")
+    p.add_argument("--name", help="catalog name (default: the format's name)")
+    p.add_argument("--label", help="version label (default: the format's name)")
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+    p.set_defaults(func=cmd_import_benchmark)
 
     p = sub.add_parser("index", help="embed a catalog into the cache (reports tools/s)")
     p.add_argument("name")

@@ -110,6 +110,14 @@ class Workspace:
         qs_name = Path(queries_path).stem if queries_path is not None else None
         return self.import_tools(name, tools, queries=queries, query_set=qs_name, label=label, source=str(tools_path))
 
+    def import_benchmark(self, parsed: Any, *, name: str | None = None, label: str = "",
+                         source: str = "") -> ImportReport:
+        """Store a parsed public benchmark (``core.importers.benchmark.BenchmarkImport``): its tools as a
+        catalog version, its queries as a query set named after the catalog (default name: the format)."""
+        name = name or parsed.benchmark
+        return self.import_tools(name, parsed.tools, queries=parsed.queries or None, query_set=name,
+                                 label=label or parsed.benchmark, source=source or parsed.benchmark)
+
     def import_query_file(self, catalog: str, path: str | Path, *, version_id: int) -> store.QuerySetInfo:
         """Attach a queries JSONL to a stored catalog, checking gold keys against ``version_id``."""
         from core.importers.queries import parse_queries_jsonl

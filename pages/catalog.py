@@ -10,6 +10,8 @@ from components.text import md_escape
 from components.tool_card import tool_card
 from core.catalog_stats import catalog_stats, matches_filters
 from core.importers._common import MAX_CATALOG_BYTES, MB, check_catalog_size
+from core.importers.benchmark import FORMATS as BENCHMARKS
+from core.importers.benchmark import parse_benchmark, uploaded_benchmark_files
 from core.importers.detect import load_catalog_bytes
 from core.importers.errors import CatalogImportError
 from core.importers.export import export_openai_tools
@@ -149,6 +151,35 @@ with tab_io:
             else:
                 what = "unchanged — same content as the latest version" if report.reused else f"version {report.version.number}"
                 st.success(f"Imported {report.version.n_tools} tools into **{md_escape(report.version.catalog_name)}** ({what}).")
+    st.subheader("Import a public benchmark")
+    st.caption("Tools, queries and gold labels in the benchmark's own published files. Upload a zip of the "
+               "benchmark's folder (folders matter: BFCL's answers sit in `possible_answer/`) or its files.")
+    with st.form("benchmark_form", clear_on_submit=False):
+        fmt = st.selectbox("Format", list(BENCHMARKS), format_func=lambda k: BENCHMARKS[k], key="bench_format")
+        bench_files = st.file_uploader("Benchmark files or a zip of its folder", accept_multiple_files=True,
+                                       type=["zip", "json", "jsonl", "csv", "tsv", "txt"], key="bench_files",
+                                       help=f"Up to {MAX_CATALOG_BYTES // MB} MB per file.")
+        bench_name = st.text_input("Name for the benchmark catalog", key="bench_name", placeholder="default: the format's name")
+        bench_submitted = st.form_submit_button("Import benchmark")
+    if bench_submitted:
+        if not bench_files:
+            st.warning("Choose the benchmark's files or a zip of its folder.")
+        else:
+            try:
+                with st.spinner("Reading the benchmark…"):
+                    files = uploaded_benchmark_files(bench_files)
+                    parsed = parse_benchmark(fmt, files)
+                    report = ws.import_benchmark(parsed, name=bench_name.strip() or None,
+                                                 source=", ".join(f.name for f in bench_files))
+            except (CatalogImportError, ValueError) as exc:
+                st.error(f"Nothing was imported. {md_escape(str(exc))}")
+            else:
+                what = "unchanged — same content as the latest version" if report.reused else f"version {report.version.number}"
+                n_queries = report.query_set.n_queries if report.query_set else 0
+                st.success(f"Imported {report.version.n_tools} tools and {n_queries} queries into "
+                           f"**{md_escape(report.version.catalog_name)}** ({what}).")
+                for line in parsed.skipped:
+                    st.caption(f"Left out: {md_escape(line)}")
     st.subheader("Export")
     st.download_button(
         f"Download {md_escape(name)} v{version.number} as OpenAI tools JSON",

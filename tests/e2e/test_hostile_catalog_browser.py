@@ -149,7 +149,7 @@ def _visit_every_page(page, url: str, db_url: str) -> None:
     page.wait_for_timeout(1500)  # let both uploads finish
     page.get_by_label("Catalog name", exact=True).fill(NAME)
     page.wait_for_timeout(500)
-    page.get_by_role("button", name="Import").click()
+    page.get_by_role("button", name="Import", exact=True).click()
     try:
         page.get_by_text("Imported 15 tools").wait_for(timeout=120_000, state="attached")
     except Exception:
