@@ -10,10 +10,13 @@ from __future__ import annotations
 import streamlit as st
 
 
-def cancel_button(key: str) -> None:
-    """Show before starting the work (it must be on screen while the work runs)."""
-    st.button("Cancel", key=key, icon=":material/stop_circle:",
-              help="Stop now. Finished items are kept; run again with the same settings to resume.")
+def cancel_button(key: str):
+    """Show before starting the work (it must be on screen while the work runs). Returns its slot: call
+    ``.empty()`` on it when the work is over, so no Cancel lingers beside finished results."""
+    slot = st.empty()
+    slot.button("Cancel", key=key, icon=":material/stop_circle:",
+                help="Stop now. Finished items are kept; run again with the same settings to resume.")
+    return slot
 
 
 def cancelled_notice(key: str, what: str) -> None:

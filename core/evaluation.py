@@ -141,6 +141,9 @@ def evaluate(
     gold = {q.id: q.gold for q in queries}
     scores = score_rankings(rankings, gold, k, selections=selections)
     metrics = scores.as_dict()
+    run_measures = getattr(impl, "run_measures", None)
+    if callable(run_measures):  # e.g. Re-Invoke's round-trip consistency of its synthetic queries
+        metrics.update(run_measures())
     # The selector calls the operators too, so every run has LLM (or offline rule) calls to report.
     metrics["llm_calls"] = count_calls(workspace.db, run_id=run.id)
     metrics["llm_errors"] = count_calls(workspace.db, run_id=run.id, errors_only=True)

@@ -73,6 +73,19 @@ def reciprocal_rank(ranked: Sequence[str], gold: Collection[str]) -> float:
     return 0.0
 
 
+def round_trip_recall(sources: Sequence[str], rankings: Sequence[Sequence[str]], k: int) -> float:
+    """Round-trip consistency (Re-Invoke §6.2, Table 4): the share of synthetic queries whose source tool,
+    the one whose document they were written from, is in the top k when the query itself is searched
+    against the tool documents. Low values mean the generator writes queries that cannot tell their tool
+    apart from its neighbours. ``rankings[i]`` is the ranking of the i-th query, ``sources[i]`` its tool."""
+    _check_k(k)
+    if len(sources) != len(rankings):
+        raise ValueError(f"{len(sources)} source tools for {len(rankings)} rankings")
+    if not sources:
+        return 0.0
+    return sum(src in _top(ranked, k) for src, ranked in zip(sources, rankings, strict=True)) / len(sources)
+
+
 def top_k(ranked: Sequence[str], k: int) -> list[str]:
     """The first k distinct keys of a ranking: what a selector is shown for CSR@k."""
     _check_k(k)

@@ -6,6 +6,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from components.cancel import cancel_button, cancelled_notice
 from components.merge_view import (
     finished_run,
     preferred_query_set,
@@ -47,11 +48,17 @@ if sweep_key not in st.session_state:
 with st.expander("Threshold sweep", expanded=False):
     st.plotly_chart(sweep_chart(st.session_state[sweep_key], threshold), width="stretch", key="merge_sweep")
 
-if not finished_run(ws, version.id, config, llm) and not st.button("Run merge", type="primary", key="merge_run"):
-    st.info("No finished merge run for these settings yet. **Run merge** starts one; it is stored as it goes "
-            "and resumes if interrupted.")
-    st.stop()
+cancelled_notice("merge_cancel", "The merge run was")
+cancel = None
+if not finished_run(ws, version.id, config, llm):
+    if not st.button("Run merge", type="primary", key="merge_run"):
+        st.info("No finished merge run for these settings yet. **Run merge** starts one; it is stored as it goes "
+                "and resumes if interrupted.")
+        st.stop()
+    cancel = cancel_button("merge_cancel")
 run = run_with_progress(ws, version.id, config, llm, api_key=st.session_state.get("llm_api_key"))
+if cancel is not None:
+    cancel.empty()
 result = run.result
 decisions = list_decisions(ws.db, run.run_id)
 states = review_state(result, decisions)

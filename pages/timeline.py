@@ -116,12 +116,13 @@ if run_clicked:
         router = None
         if execute:
             router = _router(info.name, len(info.versions), info.name == "demo", list(ws.every_tool(info.name).values()))
-        cancel_button("timeline_cancel")
+        cancel = cancel_button("timeline_cancel")
         bar = st.progress(0.0, text="Starting the timeline…")
         done = run_evolution(ws, spec, select_queries(gold, limit=int(n_queries)), llm=llm, router=router,
                              api_key=st.session_state.get("llm_api_key"),
                              progress=lambda share, label: bar.progress(min(max(share, 0.0), 1.0), text=label))
         bar.empty()
+        cancel.empty()
         st.session_state["timeline_run_id"] = done.run_id
         st.session_state.pop("timeline_pick", None)
     except ValueError as err:

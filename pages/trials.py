@@ -110,12 +110,13 @@ else:
         queries = select_queries(gold_queries, split=None if split == "all" else split, limit=int(limit))
         cancelled_notice("trials_cancel", "The trial run was")
         if st.button(f"Run trials on {len(queries)} queries", key="trials_run_set"):
-            cancel_button("trials_cancel")
+            cancel = cancel_button("trials_cancel")
             bar = st.progress(0.0, text="Starting…")
             run = run_trial_set(ws, version.id, queries, router, strategy=strategy, config=config, llm=llm,
                                 api_key=api_key,
                                 progress=lambda d, n, q: bar.progress(d / max(n, 1), text=f"Query {d}/{n} {q}"))
             bar.empty()
+            cancel.empty()
             st.session_state["trials_set_last"] = run.run_id
         set_run = st.session_state.get("trials_set_last")
         if set_run:

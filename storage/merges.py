@@ -83,11 +83,12 @@ def open_merge_run(db: Engine, version_id: int, config: Mapping[str, Any], judge
                          version_id=version_id, strategy=judge_id, resume=resume)
 
 
-RUN_STATUSES = ("done", "failed")
+RUN_STATUSES = ("done", "failed", "stopped")
 
 
 def finish_merge_run(db: Engine, run_id: int, summary: Mapping[str, Any], *, status: str = "done") -> runs.RunInfo:
-    """Close a merge run with its summary (``MergeResult.summary()``) as ``done``, or as ``failed``."""
+    """Close a merge run with its summary (``MergeResult.summary()``) as ``done``, or as ``failed`` or
+    ``stopped`` (interrupted; the next run with the same settings resumes it)."""
     if status not in RUN_STATUSES:
         raise ValueError(f"merge run {run_id}: status {status!r} is not one of {', '.join(RUN_STATUSES)}")
     return runs.finish_run(db, run_id, dict(summary), status=status)

@@ -162,14 +162,38 @@ def group_key(keys: Sequence[str]) -> str:
     return "\n".join(sorted(keys))
 
 
-def _concurrently(items: Sequence[Any], fn: Callable[[Any], Any], workers: int, on_done: Callable[[Any, Any], None]
-                  ) -> None:
+def _concurrently(items: Sequence[Any], fn: Callable[[Any], Any], workers: int, on_done: Callable[[Any, Any], None],
+                  keep: Callable[[Any, Any], None]) -> None:
+    """``fn`` over ``items`` on a pool; ``on_done`` stores and reports each result as it comes.
+
+    When anything interrupts the loop (the page's Cancel raises from a progress report, Stop, a store
+    failure), calls not started yet are dropped, the few under way are waited for and their answers kept
+    with ``keep`` (stores, no report), and the interruption goes on. Without this the pool's exit waited
+    for every queued call (Cancel only took effect once the whole stage was asked) and threw their answers
+    away, so a resumed run asked them all again.
+    """
     if not items:
         return
-    with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
-        futures = {pool.submit(fn, item): item for item in items}
+    pool = ThreadPoolExecutor(max_workers=min(workers, len(items)))
+    futures = {pool.submit(fn, item): item for item in items}
+    handled: set[Any] = set()
+    try:
         for fut in as_completed(futures):
+            handled.add(fut)
             on_done(futures[fut], fut.result())
+    except BaseException:
+        for fut in futures:
+            fut.cancel()
+        pool.shutdown(wait=True)
+        for fut, item in futures.items():
+            if fut not in handled and fut.done() and not fut.cancelled() and fut.exception() is None:
+                try:
+                    keep(item, fut.result())
+                except Exception:  # noqa: BLE001, S112 - the store is failing: the first error is the one to see
+                    break
+        raise
+    finally:
+        pool.shutdown(wait=True)
 
 
 def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, config: MergeConfig | None = None, *,
@@ -210,14 +234,17 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
         return PairVerdict(a.key, b.key, c.cosine, False, "no usable verdict; kept apart", False, rc.error,
                            rc.call_id)
 
-    def save_pair(_c, verdict: PairVerdict) -> None:
-        nonlocal done
+    def keep_pair(_c, verdict: PairVerdict) -> None:
         store.save_pair(verdict)
         verdicts[(verdict.a, verdict.b)] = verdict
+
+    def save_pair(c, verdict: PairVerdict) -> None:
+        nonlocal done
+        keep_pair(c, verdict)
         done += 1
         report(done, len(cands), "pairs")
 
-    _concurrently(todo, classify, config.max_workers, save_pair)
+    _concurrently(todo, classify, config.max_workers, save_pair, keep_pair)
     pairs = tuple(verdicts[(keys[c.i], keys[c.j])] for c in cands)
 
     # steps 6–9: graph, components, representatives
@@ -242,14 +269,17 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
             return ClusterAudit(True, (tuple(g),), "no usable verdict; the cluster is kept as the graph made it",
                                 rc.call_id, rc.error)
 
-        def save_audit(g, result: ClusterAudit) -> None:
-            nonlocal n_done
+        def keep_audit(g, result: ClusterAudit) -> None:
             store.save_audit(group_key(g), result)
             audits[group_key(g)] = result
+
+        def save_audit(g, result: ClusterAudit) -> None:
+            nonlocal n_done
+            keep_audit(g, result)
             n_done += 1
             report(n_done, len(comps), "audit")
 
-        _concurrently(todo_c, audit, config.max_workers, save_audit)
+        _concurrently(todo_c, audit, config.max_workers, save_audit, keep_audit)
 
     clusters = []
     for g in comps:
@@ -282,14 +312,17 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
             return MergedDoc(rc.value.strip(), rc.call_id)
         return MergedDoc(rep.description, rc.call_id, rc.error or "empty merged description")
 
-    def save_doc(grp, doc: MergedDoc) -> None:
-        nonlocal d_done
+    def keep_doc(grp, doc: MergedDoc) -> None:
         store.save_doc(group_key(grp), doc)
         docs[group_key(grp)] = doc
+
+    def save_doc(grp, doc: MergedDoc) -> None:
+        nonlocal d_done
+        keep_doc(grp, doc)
         d_done += 1
         report(d_done, len(final), "docs")
 
-    _concurrently(todo_d, write, config.max_workers, save_doc)
+    _concurrently(todo_d, write, config.max_workers, save_doc, keep_doc)
     merged = {}
     for grp in final:
         rep = representative([by_key[k] for k in grp])

@@ -77,6 +77,13 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
     except MergeIntegrityError:
         finish_merge_run(workspace.db, run.id, {}, status="failed")
         raise
+    except BaseException:
+        # An interrupted page script (Cancel, Stop) or a crash: every verdict so far is stored, and running
+        # again with the same settings resumes; the run is just no longer listed as running. A finished run
+        # being re-read keeps its status.
+        if run.status != "done":
+            finish_merge_run(workspace.db, run.id, {}, status="stopped")
+        raise
     if run.status != "done":
         from storage.ledger import count_calls
 

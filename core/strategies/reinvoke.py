@@ -13,6 +13,8 @@ from core.models import Tool
 from core.search.engine import SearchEngine
 from core.strategies.base import RetrievalResult, TraceEvent, traced_intents
 
+ROUND_TRIP_KS = (1, 5, 10)  # the cut-offs Re-Invoke reports in Table 4
+
 
 class SyntheticQueryStore(Protocol):
     """Where the per-tool synthetic queries of one (catalog version, generator) live."""
@@ -117,6 +119,29 @@ class ReInvokeStrategy:
         vecs = self.engine.embed(copies)
         self._tool_vectors = np.vstack([vecs[a:b].mean(axis=0) for a, b in spans]).astype(np.float32)
         return self._tool_vectors
+
+    def round_trip(self, ks: Sequence[int] = ROUND_TRIP_KS) -> dict[str, float]:
+        """Round-trip consistency of the synthetic queries (Re-Invoke §6.2): each query is searched, dense,
+        against the plain tool documents, and recall@k says how often its own tool comes back. Query
+        vectors go to the embedding cache, so a resumed or repeated eval does not encode them again."""
+        from core.metrics import round_trip_recall
+
+        self.build_index()
+        written = self.store.load()
+        pairs = [(t.key, q) for t in self.engine.tools for q in (written.get(t.key) or [])[: self.m] if q.strip()]
+        if not pairs:
+            return {"round_trip_queries": 0}
+        _, idx = self.engine.dense.search(self.engine.embed([q for _, q in pairs]), max(ks))
+        keys = [t.key for t in self.engine.tools]
+        rankings = [[keys[j] for j in row if j >= 0] for row in idx]
+        sources = [key for key, _ in pairs]
+        out: dict[str, float] = {f"round_trip@{k}": round(round_trip_recall(sources, rankings, k), 4) for k in ks}
+        out["round_trip_queries"] = len(pairs)
+        return out
+
+    def run_measures(self) -> dict[str, float]:
+        """Measures of the whole run rather than of one query (``core.evaluation`` adds them to its metrics)."""
+        return self.round_trip()
 
     def retrieve(self, query: str, k: int) -> RetrievalResult:
         if k < 1:

@@ -90,6 +90,12 @@ def test_reinvoke_index_is_cached_in_the_store(ws, tiny_queries):
                                  strategy="reinvoke", params={"m": 3}, resume=False)
     assert len(list_calls(ws.db, run_id=first.run_id, role="synthetic_queries")) == 6  # one per tool
     assert len(list_calls(ws.db, run_id=second.run_id, role="synthetic_queries")) == 0  # read from the store
+    # Re-Invoke §6.2: the run reports how often a synthetic query finds its own tool, identically both times
+    assert first.metrics["round_trip_queries"] == 18  # 6 tools x m = 3
+    trip = {k: v for k, v in first.metrics.items() if k.startswith("round_trip@")}
+    assert set(trip) == {"round_trip@1", "round_trip@5", "round_trip@10"}
+    assert 0 < trip["round_trip@1"] <= trip["round_trip@5"] <= trip["round_trip@10"] == 1.0  # 6 tools: top 10 is all
+    assert {k: second.metrics[k] for k in trip} == trip
 
 
 def _selector_calls(db, run_id):

@@ -127,3 +127,15 @@ def test_properties(ranked, gold, k):
     assert recall_at_k(ranked, gold, k) <= recall_at_k(ranked, gold, k + 1)
     ideal = sorted(gold) + ranked
     assert ndcg_at_k(ideal, gold, k) == pytest.approx(1.0)
+
+
+def test_round_trip_recall_hand_checked():
+    from core.metrics import round_trip_recall
+
+    sources = ["a", "b", "c", "d"]
+    rankings = [["a", "x"], ["x", "b"], ["x", "y"], []]
+    assert round_trip_recall(sources, rankings, 1) == 0.25  # only a's query finds a first
+    assert round_trip_recall(sources, rankings, 2) == 0.5
+    assert round_trip_recall([], [], 5) == 0.0
+    with pytest.raises(ValueError, match="2 source tools for 1 rankings"):
+        round_trip_recall(["a", "b"], [["a"]], 1)

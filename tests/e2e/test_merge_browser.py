@@ -11,6 +11,9 @@ def test_merge_review_accept_and_map_before_after(app_url, page):
     page.get_by_role("button", name="Run merge").wait_for(timeout=180_000)  # first visit embeds the demo
     page.get_by_role("button", name="Run merge").click()
     page.get_by_text("Pair verdicts").wait_for(timeout=180_000)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+    # the Cancel shown while the merge ran is gone once it is over
+    assert page.get_by_role("button", name="Cancel").count() == 0
     page.get_by_role("button", name="Accept").click()
     page.get_by_text("— accepted").wait_for(timeout=60_000)  # the cluster heading shows the new status
     page.get_by_text("History").wait_for(timeout=30_000)

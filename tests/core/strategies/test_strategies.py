@@ -106,3 +106,21 @@ def test_reinvoke_builds_index_once_and_stores_queries(engine, ops):
     again = ScriptedOperators()
     make_strategy("reinvoke", engine, context={"operators": again, "query_store": store}, m=3).retrieve("x", 1)
     assert again.calls.count("synthetic_queries") == 0  # cached: nothing regenerated
+
+
+def test_reinvoke_round_trip_consistency_hand_made(engine, ops):
+    """Re-Invoke §6.2: each tool gets one query that is its own text (comes back first) and one that is
+    the next tool's text (comes back as that other tool): recall@1 is exactly one half."""
+    from core.strategies.reinvoke import MemoryQueryStore
+
+    tools, texts = engine.tools, engine.texts
+    store = MemoryQueryStore()
+    for i, t in enumerate(tools):
+        store.save(t.key, [texts[i], texts[(i + 1) % len(tools)]])
+    s = make_strategy("reinvoke", engine, context={"operators": ops, "query_store": store}, m=2)
+    measures = s.run_measures()
+    assert measures == {"round_trip@1": 0.5, "round_trip@5": measures["round_trip@5"], "round_trip@10": 1.0,
+                        "round_trip_queries": 2 * len(tools)}
+    assert 0.5 <= measures["round_trip@5"] <= 1.0
+    assert ops.calls.count("synthetic_queries") == 0  # the stored queries are used, none written
+    assert s.round_trip(ks=(len(tools),)) == {f"round_trip@{len(tools)}": 1.0, "round_trip_queries": 2 * len(tools)}

@@ -1,0 +1,54 @@
+"""A merge run of a stored catalog interrupted mid-way (the Merge review page's Cancel, or Stop) is marked
+stopped, keeps every verdict it had, and the next run with the same settings resumes it to the same end."""
+
+import pytest
+
+from core.merging.pipeline import MergeConfig
+from core.merging.service import merge_version
+from core.workspace import Workspace
+from storage import runs
+from storage.db import make_engine
+from storage.ledger import count_calls
+from storage.merges import list_merge_runs
+
+
+class Interrupt(BaseException):
+    """What Streamlit raises inside a progress update when the user clicks Cancel."""
+
+
+def test_an_interrupted_merge_is_stopped_then_resumed_without_asking_twice(db, tmp_path, hashing_embedder,
+                                                                           tiny_tools):
+    config = MergeConfig(threshold=0.05)  # every pair of the six tools is a candidate
+    # the same merge, uninterrupted, in a store of its own
+    other = Workspace(make_engine(f"sqlite:///{tmp_path / 'whole.db'}"), hashing_embedder)
+    whole = merge_version(other, other.import_tools("tiny", tiny_tools).version.id, config)
+    ws_calls = count_calls(other.db, run_id=whole.run_id)
+
+    ws = Workspace(db, hashing_embedder)
+    version = ws.import_tools("tiny", tiny_tools).version.id
+    assert ws_calls > 3
+
+    seen = []
+
+    def cancel_after_three(done, total, stage):
+        seen.append(stage)
+        if len(seen) == 4:
+            raise Interrupt()
+
+    with pytest.raises(Interrupt):
+        merge_version(ws, version, config, progress=cancel_after_three)
+    stopped = [r for r in list_merge_runs(db, version) if r.status == "stopped"]
+    assert len(stopped) == 1
+    kept = runs.done_item_keys(db, stopped[0].id)
+    assert kept  # the verdicts reached before Cancel are stored
+    calls_before = count_calls(db, run_id=stopped[0].id)
+
+    resumed = merge_version(ws, version, config)
+    assert resumed.run_id == stopped[0].id  # the same run, not a new one
+    info = next(r for r in list_merge_runs(db, version) if r.id == resumed.run_id)
+    assert info.status == "done"
+    # nothing asked twice: the resumed run's calls plus the interrupted ones equal one whole run's
+    assert count_calls(db, run_id=resumed.run_id) == ws_calls
+    assert calls_before < ws_calls
+    assert resumed.result.phi == whole.result.phi
+    assert [c.members for c in resumed.result.clusters] == [c.members for c in whole.result.clusters]
