@@ -2,21 +2,48 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import streamlit as st
 
-from core.projection import params_key
+from core.projection import default_params, params_key
 from storage.cache import get_projection
 
 LABELS = {"umap": "UMAP", "tsne": "t-SNE", "pca": "PCA"}
 
 
-def map_coords(ws, version_id: int, method: str) -> np.ndarray:
-    if get_projection(ws.db, version_id, ws.embedder.model_id, params_key(method)) is not None:
-        return ws.projection(version_id, method)
+def map_coords(ws, version_id: int, method: str, params: dict[str, Any] | None = None) -> np.ndarray:
+    if get_projection(ws.db, version_id, ws.embedder.model_id, params_key(method, params)) is not None:
+        return ws.projection(version_id, method, params)
     bar = st.progress(0.0, text=f"Computing the {LABELS[method]} map (cached after the first time)…")
     try:
-        return ws.projection(version_id, method,
+        return ws.projection(version_id, method, params,
                              progress=lambda share, label: bar.progress(min(max(share, 0.0), 1.0), text=label))
     finally:
         bar.empty()
+
+
+def map_params(method: str, key: str) -> dict[str, Any]:
+    """Sidebar controls for the chosen method's parameters (defaults: ``core.projection.default_params``).
+    Each setting is its own cached map, so going back to an earlier setting is instant."""
+    defaults = default_params(method)
+    if method == "pca":
+        st.caption("PCA has no parameters: the two directions of largest variance.")
+        return {}
+    params: dict[str, Any] = {}
+    if method == "umap":
+        params["n_neighbors"] = st.slider(
+            "Neighbours (n_neighbors)", 2, 100, int(defaults["n_neighbors"]), key=f"{key}_umap_nn",
+            help="Small values keep local detail (tight groups of look-alikes); large values keep the global layout.")
+        params["min_dist"] = st.slider(
+            "Minimum distance (min_dist)", 0.0, 0.99, float(defaults["min_dist"]), 0.01, key=f"{key}_umap_md",
+            help="How tightly UMAP may pack points: small values make duplicates pile up on one spot.")
+    else:
+        params["perplexity"] = float(st.slider(
+            "Perplexity", 2, 100, int(defaults["perplexity"]), key=f"{key}_tsne_perp",
+            help="About how many neighbours each point pays attention to (clamped below a third of the tools)."))
+    params["seed"] = int(st.number_input("Seed", 0, 10_000, int(defaults["seed"]), key=f"{key}_{method}_seed",
+                                         help="Another seed gives another layout of the same neighbourhoods: "
+                                              "a group that holds across seeds is real."))
+    return params

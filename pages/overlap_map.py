@@ -8,7 +8,7 @@ import streamlit as st
 from components.merge_view import finished_run
 from components.overlap_charts import group_colours, overlap_scatter, shared_axes, silhouette_chart
 from components.pickers import catalog_picker, ensure_engine
-from components.projection import LABELS, map_coords
+from components.projection import LABELS, map_coords, map_params
 from components.session import llm_config, workspace
 from core.merging.measures import silhouette_curve
 from core.merging.pipeline import MergeConfig
@@ -33,13 +33,15 @@ with st.sidebar:
     if large:
         st.caption(f"{len(tools):,} tools: PCA by default; UMAP takes about half a minute per 20,000 tools the "
                    "first time. Hovering shows names only; select points to read them in the table.")
+    with st.expander("Map parameters"):
+        map_settings = map_params(method, "overlap")
     colour_by = st.radio("Colour by", ["category", "merge cluster"], key="overlap_colour")
     threshold = st.slider("Merge threshold θ", 0.60, 0.98, 0.82, 0.01, key="overlap_theta",
                           help="Which merge run to show: the finished run with this θ (see Merge review).")
     links = st.toggle("Neighbour links", key="overlap_links")
     link_threshold = st.slider("Link when cosine ≥", 0.50, 0.99, 0.80, 0.01, key="overlap_link_t", disabled=not links)
 
-coords = map_coords(ws, version.id, method)
+coords = map_coords(ws, version.id, method, map_settings)
 
 llm = llm_config()
 config = MergeConfig(threshold=threshold)

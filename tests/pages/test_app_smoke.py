@@ -201,3 +201,26 @@ def test_trials_page_runs_one_query_and_shows_the_trace(app):
     labels = [e.label for e in app.expander]
     assert any("FUNCTIONAL_SUCCESS" in label for label in labels), labels
     assert any(("MISMATCH" in label or "FAILED" in label or "FAILURE" in label) for label in labels), labels
+
+
+def test_overlap_map_parameters_make_their_own_cached_map(app):
+    import os
+
+    from core.projection import params_key
+    from core.settings import DEFAULT_MODEL_ID
+    from storage.cache import get_projection
+    from storage.catalogs import get_version
+    from storage.db import make_engine
+
+    app.switch_page("pages/overlap_map.py").run()
+    assert not app.exception, app.exception
+    app.radio(key="overlap_method").set_value("tsne").run()
+    app.slider(key="overlap_tsne_perp").set_value(5).run()
+    assert not app.exception, app.exception
+    db = make_engine(os.environ["TOOLATLAS_DB_URL"])
+    version = get_version(db, "demo")
+    tuned = get_projection(db, version.id, DEFAULT_MODEL_ID, params_key("tsne", {"perplexity": 5.0, "seed": 0}))
+    default = get_projection(db, version.id, DEFAULT_MODEL_ID, params_key("tsne"))
+    assert tuned is not None and default is not None  # both settings stored, each its own map
+    assert tuned.shape == default.shape and not (tuned == default).all()
+    assert app.get("plotly_chart")  # the map is drawn with the new setting
