@@ -19,8 +19,10 @@ def cancel_button(key: str):
     return slot
 
 
-def cancelled_notice(key: str, what: str) -> None:
+RESUMES = "What had finished is stored; run it again with the same settings to resume from there."
+
+
+def cancelled_notice(key: str, what: str, after: str = RESUMES) -> None:
     """On the rerun the click started: say what happened (the button's value is True for that run only)."""
     if st.session_state.get(key):
-        st.info(f"{what} cancelled: it stops at its next progress step. What had finished is stored; run it "
-                "again with the same settings to resume from there.")
+        st.info(f"{what} cancelled: it stops at its next progress step. {after}")

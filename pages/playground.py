@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from components.cancel import cancel_button, cancelled_notice
 from components.pickers import catalog_picker, ensure_engine
 from components.playground_charts import fitness_lines, lineage_tree, population_animation, votes_bar
 from components.projection import map_coords
@@ -73,8 +74,11 @@ keep_memory = m1.toggle("Session tool memory (FitText App. C.2)", key="play_memo
                              "penalised for re-exploring tool sets found before, and repeats are counted.")
 held_slot, clear_slot = m1.empty(), m2.empty()  # filled after a run, so they reflect what that run stored
 
+cancelled_notice("play_cancel", "The playground run was",
+                 "Playground runs are not stored: the results below are from the last run that finished.")
 if st.button("Run", type="primary", key="play_run", disabled=not (chosen and text.strip())):
     results, readouts = {}, {}
+    cancel = cancel_button("play_cancel")
     with st.status("Running strategies…", expanded=True) as status:
         for name in chosen:
             st.write(f"{name}…")
@@ -89,6 +93,7 @@ if st.button("Run", type="primary", key="play_run", disabled=not (chosen and tex
             if keep_memory:
                 readouts[name] = memory_readout(results[name], earlier, memory)
         status.update(label="Done", state="complete")
+    cancel.empty()
     st.session_state["play_results"] = {"query": text, "gold": gold, "k": k, "version": version.id,
                                         "results": results, "memory": readouts}
 

@@ -14,6 +14,7 @@ from core.search.engine import SearchEngine
 from core.strategies.base import RetrievalResult, TraceEvent, traced_intents
 
 ROUND_TRIP_KS = (1, 5, 10)  # the cut-offs Re-Invoke reports in Table 4
+ROUND_TRIP_SAMPLE = 2000  # synthetic queries scored for round-trip consistency (a seeded sample above this)
 
 
 class SyntheticQueryStore(Protocol):
@@ -120,10 +121,13 @@ class ReInvokeStrategy:
         self._tool_vectors = np.vstack([vecs[a:b].mean(axis=0) for a, b in spans]).astype(np.float32)
         return self._tool_vectors
 
-    def round_trip(self, ks: Sequence[int] = ROUND_TRIP_KS) -> dict[str, float]:
+    def round_trip(self, ks: Sequence[int] = ROUND_TRIP_KS, *, sample: int = ROUND_TRIP_SAMPLE) -> dict[str, float]:
         """Round-trip consistency of the synthetic queries (Re-Invoke §6.2): each query is searched, dense,
-        against the plain tool documents, and recall@k says how often its own tool comes back. Query
-        vectors go to the embedding cache, so a resumed or repeated eval does not encode them again."""
+        against the plain tool documents, and recall@k says how often its own tool comes back.
+
+        Above ``sample`` queries a fixed random sample is scored: on BFCL (14,370 queries) scoring all of
+        them took about as long as building the index, and 2,000 put the estimate within about ±0.01.
+        Query vectors go to the embedding cache, so a resumed or repeated eval does not encode them again."""
         from core.metrics import round_trip_recall
 
         self.build_index()
@@ -131,6 +135,9 @@ class ReInvokeStrategy:
         pairs = [(t.key, q) for t in self.engine.tools for q in (written.get(t.key) or [])[: self.m] if q.strip()]
         if not pairs:
             return {"round_trip_queries": 0}
+        if len(pairs) > sample:
+            chosen = np.sort(np.random.default_rng(0).choice(len(pairs), size=sample, replace=False))
+            pairs = [pairs[i] for i in chosen]
         _, idx = self.engine.dense.search(self.engine.embed([q for _, q in pairs]), max(ks))
         keys = [t.key for t in self.engine.tools]
         rankings = [[keys[j] for j in row if j >= 0] for row in idx]

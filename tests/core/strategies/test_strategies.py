@@ -124,3 +124,7 @@ def test_reinvoke_round_trip_consistency_hand_made(engine, ops):
     assert 0.5 <= measures["round_trip@5"] <= 1.0
     assert ops.calls.count("synthetic_queries") == 0  # the stored queries are used, none written
     assert s.round_trip(ks=(len(tools),)) == {f"round_trip@{len(tools)}": 1.0, "round_trip_queries": 2 * len(tools)}
+
+    # above the sample size a fixed sample is scored: same answer every time
+    sampled = s.round_trip(ks=(1,), sample=5)
+    assert sampled["round_trip_queries"] == 5 and sampled == s.round_trip(ks=(1,), sample=5)
