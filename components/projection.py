@@ -14,7 +14,7 @@ LABELS = {"umap": "UMAP", "tsne": "t-SNE", "pca": "PCA"}
 
 
 def map_coords(ws, version_id: int, method: str, params: dict[str, Any] | None = None) -> np.ndarray:
-    if get_projection(ws.db, version_id, ws.embedder.model_id, params_key(method, params)) is not None:
+    if get_projection(ws.db, version_id, ws.vector_space, params_key(method, params)) is not None:
         return ws.projection(version_id, method, params)
     bar = st.progress(0.0, text=f"Computing the {LABELS[method]} map (cached after the first time)…")
     try:

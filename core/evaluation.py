@@ -85,7 +85,7 @@ def evaluate(
         "strategy": strategy,
         "params": params,
         "k": k,
-        "embedder": workspace.embedder.model_id,
+        "embedder": workspace.vector_space,
         # Runs stored before selections were kept have no "selector": they are never resumed into this one.
         "selector": "select_tools",
     }

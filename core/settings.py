@@ -15,6 +15,9 @@ ENV_EMBEDDING = "TOOLATLAS_EMBEDDING_MODEL"
 ENV_RERANKER = "TOOLATLAS_RERANKER"
 ENV_DB_URL = "TOOLATLAS_DB_URL"
 ENV_ENGINE_BUDGET = "TOOLATLAS_ENGINE_BUDGET"
+ENV_TOOL_TEXT = "TOOLATLAS_TOOL_TEXT"
+# The text embedded and indexed for a tool (spec: "name: description plus parameter names (configurable)").
+TOOL_TEXTS = {"name-description-parameters": True, "name-description": False}
 
 
 @dataclass(frozen=True)
@@ -23,13 +26,18 @@ class Settings:
     embedding_model: str = DEFAULT_MODEL_ID
     reranker_model: str | None = None
     engine_budget: int | None = None  # tools kept in built search engines (None: the workspace default)
+    text_with_parameters: bool = True  # tool text: `name: description` plus parameter names (False: without)
 
     @classmethod
     def from_env(cls) -> Settings:
         budget = os.environ.get(ENV_ENGINE_BUDGET, "").strip()
         if budget and not (budget.isdigit() and int(budget) > 0):
             raise ValueError(f"{ENV_ENGINE_BUDGET} must be a positive whole number of tools, not {budget!r}")
+        text = os.environ.get(ENV_TOOL_TEXT, "").strip() or "name-description-parameters"
+        if text not in TOOL_TEXTS:
+            raise ValueError(f"{ENV_TOOL_TEXT} must be one of {', '.join(TOOL_TEXTS)}, not {text!r}")
         return cls(
+            text_with_parameters=TOOL_TEXTS[text],
             db_url=os.environ.get(ENV_DB_URL) or None,
             embedding_model=os.environ.get(ENV_EMBEDDING) or DEFAULT_MODEL_ID,
             reranker_model=os.environ.get(ENV_RERANKER) or None,
@@ -50,4 +58,4 @@ def build_workspace(settings: Settings):
     reranker = CrossEncoderReranker(settings.reranker_model) if settings.reranker_model else None
     budget = {"engine_budget": settings.engine_budget} if settings.engine_budget else {}
     return Workspace(make_engine(settings.db_url), SentenceTransformerEmbedder(settings.embedding_model),
-                     reranker=reranker, **budget)
+                     reranker=reranker, text_with_parameters=settings.text_with_parameters, **budget)

@@ -44,11 +44,14 @@ ENGINE_BUDGET = 150_000  # tools held in built engines (~0.6 GB with MiniLM vect
 
 class Workspace:
     def __init__(self, db: Engine, embedder: Embedder, *, reranker: Reranker | None = None,
-                 engine_budget: int = ENGINE_BUDGET) -> None:
+                 engine_budget: int = ENGINE_BUDGET, text_with_parameters: bool = True) -> None:
         if engine_budget < 1:
             raise ValueError(f"engine_budget must be at least 1 tool, got {engine_budget}")
         self.db = db
         self.embedder = embedder
+        # What a tool's embedded and indexed text holds: `name: description` and, by default, its parameter
+        # names (core.models.tool_text). Part of every engine, map and run identity through vector_space.
+        self.text_with_parameters = bool(text_with_parameters)
         self.reranker = reranker
         self.cache = SqlVectorCache(db)
         self.engine_budget = int(engine_budget)
@@ -165,18 +168,18 @@ class Workspace:
 
     def tools(self, version_id: int) -> tuple[Tool, ...]:
         with self._lock:
-            engine = self._engines.get((version_id, self.embedder.model_id))
+            engine = self._engines.get((version_id, self.vector_space))
         return engine.tools if engine is not None else store.load_tools(self.db, version_id)
 
     # -- search ---------------------------------------------------------------------------
 
     def has_search_engine(self, version_id: int) -> bool:
         with self._lock:
-            return (version_id, self.embedder.model_id) in self._engines
+            return (version_id, self.vector_space) in self._engines
 
     def build_progress(self, version_id: int) -> tuple[int, int] | None:
         """(done, total) of an engine build under way in this process (another session's), else None."""
-        return self._building.get((version_id, self.embedder.model_id))
+        return self._building.get((version_id, self.vector_space))
 
     def search_engine(self, version_id: int, *, progress: Callable[[int, int], None] | None = None) -> SearchEngine:
         """The engine for a catalog version, built once per process (vectors from the cache).
@@ -184,7 +187,7 @@ class Workspace:
         Sessions asking for a built engine never wait; a build holds a lock of its own version only,
         so embedding a large catalog does not stall every other session's search.
         """
-        key = (version_id, self.embedder.model_id)
+        key = (version_id, self.vector_space)
         engine = self._touch(key)
         if engine is not None:
             return engine
@@ -200,7 +203,8 @@ class Workspace:
                 try:
                     tools = store.load_tools(self.db, version_id)
                     engine = SearchEngine.build(
-                        tools, self.embedder, cache=self.cache, reranker=self.reranker, progress=report
+                        tools, self.embedder, cache=self.cache, reranker=self.reranker,
+                        with_parameters=self.text_with_parameters, progress=report,
                     )
                     self._keep(key, engine)
                 finally:
@@ -222,10 +226,18 @@ class Workspace:
                 _, dropped = self._engines.popitem(last=False)  # sessions using it keep their reference
                 held -= len(dropped.tools)
 
+    @property
+    def vector_space(self) -> str:
+        """The embedder and tool text behind this workspace's vectors: engines, cached maps and run configs
+        are keyed by it, so maps and runs made with one tool text are never served for the other. The
+        default text keeps the bare model id, the key used before the text was configurable."""
+        model = self.embedder.model_id
+        return model if self.text_with_parameters else f"{model} [text: name and description]"
+
     def held_engines(self) -> list[tuple[int, int]]:
         """(version id, tools) of the engines this process holds, least recently used first."""
         with self._lock:
-            return [(key[0], len(e.tools)) for key, e in self._engines.items() if key[1] == self.embedder.model_id]
+            return [(key[0], len(e.tools)) for key, e in self._engines.items() if key[1] == self.vector_space]
 
     def index(self, version_id: int, *, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Embed a catalog version into the cache; reports how many tools needed encoding."""
@@ -234,7 +246,8 @@ class Workspace:
 
         tools = store.load_tools(self.db, version_id)
         start = time.perf_counter()
-        _, encoded = encode_cached(self.embedder, [tool_text(t) for t in tools], self.cache, progress=progress)
+        _, encoded = encode_cached(self.embedder, [tool_text(t, with_parameters=self.text_with_parameters) for t in tools],
+                                    self.cache, progress=progress)
         seconds = time.perf_counter() - start
         return {
             "tools": len(tools),
@@ -262,16 +275,16 @@ class Workspace:
         from core.projection import params_key, project
 
         key = params_key(method, params)
-        cached = get_projection(self.db, version_id, self.embedder.model_id, key)
+        cached = get_projection(self.db, version_id, self.vector_space, key)
         if cached is not None:
             return cached
-        with self._key_lock(("projection", version_id, self.embedder.model_id, key)):
-            cached = get_projection(self.db, version_id, self.embedder.model_id, key)
+        with self._key_lock(("projection", version_id, self.vector_space, key)):
+            cached = get_projection(self.db, version_id, self.vector_space, key)
             if cached is not None:
                 return cached
             engine = self.search_engine(version_id)
             start = time.perf_counter()
             proj, _model = project(engine.vectors, method, params, progress=progress)
-            put_projection(self.db, version_id, self.embedder.model_id, method, key, proj.coords,
+            put_projection(self.db, version_id, self.vector_space, method, key, proj.coords,
                            time.perf_counter() - start)
             return proj.coords

@@ -100,6 +100,16 @@ if c2.button("Use this model", key="set_use_embedding"):
     overrides["embedding_model"] = emb
     st.success("Switched; catalogs are re-embedded on first use (and cached).")
 
+texts = {True: "name: description, then the parameter names (default)", False: "name: description only"}
+text_choice = st.radio("Tool text that is embedded and indexed", list(texts), format_func=texts.get,
+                       index=0 if settings.text_with_parameters else 1, key="set_tool_text", horizontal=True,
+                       help="Parameter names carry signal when descriptions are terse (unit_from, currency). "
+                            "Each choice has its own vectors, maps and runs. TOOLATLAS_TOOL_TEXT sets the default "
+                            "(name-description-parameters or name-description).")
+if st.button("Use this tool text", key="set_use_tool_text", disabled=text_choice == settings.text_with_parameters):
+    overrides["text_with_parameters"] = text_choice
+    st.success("Switched; catalogs are embedded with this text on first use (and cached).")
+
 st.subheader("Reranker")
 rr = st.text_input("Cross-encoder id or local folder (empty: none — none ships offline)",
                    settings.reranker_model or "", key="set_reranker")

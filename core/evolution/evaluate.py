@@ -79,13 +79,14 @@ class StepEvaluation:
 Retrieve = Callable[[Sequence[Tool], Sequence[str], int], list[list[str]]]
 
 
-def dense_retriever(embedder: Any, cache: Any = None) -> Retrieve:
+def dense_retriever(embedder: Any, cache: Any = None, *, with_parameters: bool = True) -> Retrieve:
     """Top-k by FAISS inner product over the documentation as given (``SearchEngine`` with the vector
-    cache, so only documentation that changed is encoded again)."""
+    cache, so only documentation that changed is encoded again); ``with_parameters`` is the workspace's
+    tool-text setting."""
     from core.search.engine import SearchEngine
 
     def retrieve(tools: Sequence[Tool], texts: Sequence[str], k: int) -> list[list[str]]:
-        engine = SearchEngine.build(tools, embedder, cache=cache)
+        engine = SearchEngine.build(tools, embedder, cache=cache, with_parameters=with_parameters)
         return [list(r.keys) for r in engine.search_batch(list(texts), k, mode="dense")]
     return retrieve
 

@@ -123,7 +123,7 @@ def run_evolution(ws: Any, spec: EvolutionSpec, queries: Sequence[Query], *, llm
     llm = llm or LLMConfig()
     executors = list(getattr(router, "names", ()) or ())
     config = {"spec": spec.to_json(), "query_ids": [q.id for q in queries], "llm": llm.identity(),
-              "embedder": ws.embedder.model_id, "executors": executors}
+              "embedder": ws.vector_space, "executors": executors}
     latest = store.get_version(ws.db, spec.catalog)
     # Every sequence is built (and so checked) before the run row exists: a bad spec stores nothing.
     sequences = {seed: build_sequence(ws, spec, seed) for seed in spec.seeds}
@@ -137,7 +137,7 @@ def run_evolution(ws: Any, spec: EvolutionSpec, queries: Sequence[Query], *, llm
 
         return encode_cached(ws.embedder, list(texts), embed_cache)[0]
 
-    retrieve = dense_retriever(ws.embedder, ws.cache)
+    retrieve = dense_retriever(ws.embedder, ws.cache, with_parameters=ws.text_with_parameters)
     verify = TrialVerifier(router, today=spec.config.explore.today, timeout=spec.config.explore.timeout) \
         if spec.config.judge == "execution" else None
     resumed = 0

@@ -125,7 +125,8 @@ def measure(engine: SearchEngine, merged: Sequence[Tool], result: MergeResult, q
 
     CSR's agent is ``selector``, by default the offline ``select_tools`` rule shown each catalog's own
     descriptions (merged tools with their merged docs), as eval runs measure it."""
-    after_engine = SearchEngine.build(merged, engine.embedder, cache=engine.cache)
+    after_engine = SearchEngine.build(merged, engine.embedder, cache=engine.cache,
+                                      with_parameters=engine.with_parameters)
     ks = tuple(silhouette_ks) if silhouette_ks is not None else tuple(
         k_ for k_ in (5, 10, 20, 30, 40, 50) if k_ < len(merged))
     before_s = tuple(silhouette_curve(engine.vectors, ks))

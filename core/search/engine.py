@@ -61,9 +61,12 @@ class SearchEngine:
         texts: Sequence[str] | None = None,
         cache: VectorCache | None = None,
         reranker: Reranker | None = None,
+        with_parameters: bool = True,
     ) -> None:
         self.tools = tuple(tools)
-        self.texts = tuple(texts) if texts is not None else tuple(tool_text(t) for t in self.tools)
+        self.with_parameters = bool(with_parameters)  # how texts were made; engines built from this one follow it
+        self.texts = (tuple(texts) if texts is not None
+                      else tuple(tool_text(t, with_parameters=self.with_parameters) for t in self.tools))
         if len(self.texts) != len(self.tools) or len(vectors) != len(self.tools):
             raise ValueError(f"{len(self.tools)} tools, {len(self.texts)} texts and {len(vectors)} vectors differ")
         self.embedder = embedder
@@ -87,7 +90,8 @@ class SearchEngine:
     ) -> SearchEngine:
         texts = [tool_text(t, with_parameters=with_parameters) for t in tools]
         vectors, _ = encode_cached(embedder, texts, cache, progress=progress)
-        return cls(tools, vectors, embedder, texts=texts, cache=cache, reranker=reranker)
+        return cls(tools, vectors, embedder, texts=texts, cache=cache, reranker=reranker,
+                   with_parameters=with_parameters)
 
     @property
     def vectors(self) -> np.ndarray:

@@ -35,3 +35,30 @@ def test_an_engine_larger_than_the_budget_is_still_kept(db, hashing_embedder, ti
     assert ws.search_engine(version) is engine and ws.held_engines() == [(version, 6)]
     with pytest.raises(ValueError, match="engine_budget"):
         Workspace(db, hashing_embedder, engine_budget=0)
+
+
+def test_the_tool_text_setting_reaches_engines_maps_and_runs(db, hashing_embedder, tiny_tools, tiny_queries):
+    from core.evaluation import evaluate
+    from storage.cache import get_projection
+
+    full = Workspace(db, hashing_embedder)
+    plain = Workspace(db, hashing_embedder, text_with_parameters=False)
+    report = full.import_tools("tiny", tiny_tools, queries=tiny_queries, query_set="gold")
+    version = report.version.id
+    convert = next(i for i, t in enumerate(tiny_tools) if t.key == "convert_currency")
+    assert full.search_engine(version).texts[convert] != plain.search_engine(version).texts[convert]
+    assert plain.search_engine(version).texts[convert] == f"{tiny_tools[convert].name}: {tiny_tools[convert].description}"
+    assert full.vector_space == hashing_embedder.model_id  # the default keeps the keys stored before
+    assert plain.vector_space != full.vector_space
+
+    # a map made with one text is never served for the other
+    full.projection(version, "pca")
+    assert get_projection(db, version, plain.vector_space, '{"method": "pca", "seed": 0}') is None
+    assert not (plain.projection(version, "pca") == full.projection(version, "pca")).all()
+
+    # runs with different texts are different runs (no resuming into each other)
+    a = evaluate(full, version, report.query_set.id, tiny_queries, k=3)
+    b = evaluate(plain, version, report.query_set.id, tiny_queries, k=3)
+    assert a.run_id != b.run_id and b.resumed_items == 0
+
+    assert plain.search_engine(version).with_parameters is False  # engines built from it follow it

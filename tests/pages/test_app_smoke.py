@@ -224,3 +224,15 @@ def test_overlap_map_parameters_make_their_own_cached_map(app):
     assert tuned is not None and default is not None  # both settings stored, each its own map
     assert tuned.shape == default.shape and not (tuned == default).all()
     assert app.get("plotly_chart")  # the map is drawn with the new setting
+
+
+def test_settings_switch_the_tool_text_for_this_session(app):
+    app.switch_page("pages/settings.py").run()
+    app.radio(key="set_tool_text").set_value(False).run()
+    app.button(key="set_use_tool_text").click().run()
+    assert not app.exception, app.exception
+    assert app.session_state["settings_overrides"]["text_with_parameters"] is False
+    app.switch_page("pages/catalog.py").run()
+    app.text_input(key="search_query").input("convert dollars to euros").run()
+    assert not app.exception, app.exception
+    assert any("results in" in c.value for c in app.caption)
