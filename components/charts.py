@@ -39,3 +39,12 @@ def category_bar(tools: Sequence[Tool], top: int = 30) -> go.Figure:
     fig = _layout(fig, f"Categories (top {min(top, len(counts))})", "tools", "")
     fig.update_layout(height=max(320, 18 * len(counts) + 80))
     return fig
+
+
+def doc_quality_bar(scores: Sequence[int]) -> go.Figure:
+    counts = Counter(scores)
+    fig = go.Figure(go.Bar(x=[1, 2, 3, 4, 5], y=[counts.get(s, 0) for s in range(1, 6)],
+                           marker_color=["#c0392b", "#e67e22", "#f1c40f", "#7fb77e", "#2a9d8f"]))
+    fig = _layout(fig, "Documentation quality (rules)", "score (5 = nothing to fix)", "tools")
+    fig.update_xaxes(dtick=1)
+    return fig

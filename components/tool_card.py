@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from components.text import md_escape
+from core.doc_quality import rate_by_rules
 from core.models import Tool
 
 
@@ -46,6 +47,9 @@ def tool_card(tool: Tool, *, score: float | None = None) -> None:
         if score is not None:
             right.metric("score", f"{score:.3f}")
         st.markdown(md_escape(tool.description) if tool.description else "_No description._")
+        quality = rate_by_rules(tool)
+        found = "; ".join(md_escape(issue, 300) for issue in quality.issues) or "nothing to fix"
+        st.caption(f"Documentation quality (rules): **{quality.score}/5** — {found}")
         rows = parameter_rows(tool)
         if rows:
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

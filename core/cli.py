@@ -151,6 +151,42 @@ def cmd_import_benchmark(args) -> int:
     return _report_import(report, args, parsed.skipped)
 
 
+def cmd_doc_quality(args) -> int:
+    from core.doc_quality import issue_kinds, rate_all
+
+    ws = _workspace(args)
+    version = _version(ws, args.name, args.version)
+    tools = list(ws.tools(version.id))[: args.limit] if args.limit else list(ws.tools(version.id))
+    operators = None
+    if args.llm != "offline":
+        from core.llm.factory import make_operators
+        from core.llm.ledger import SqlLedger
+
+        llm = _llm(args)
+        operators = make_operators("openai", ledger=SqlLedger(ws.db), base_url=llm.base_url, model=llm.model,
+                                   api_key=os.environ.get("OPENAI_API_KEY"), replay=llm.replay, **llm.options)
+    # the rules rate ~50,000 tools/s: a progress line only for a model's calls
+    show = operators is not None and not args.json
+    ratings = rate_all(tools, operators, progress=_progress_printer("rated") if show else None)
+    worst = sorted(ratings, key=lambda r: (r.score, -len(r.issues), r.key))[: args.worst]
+    out = {
+        "catalog": args.name, "version": version.number, "tools": len(ratings),
+        "rater": "rules" if operators is None else operators.model,
+        "mean_score": round(sum(r.score for r in ratings) / max(len(ratings), 1), 3),
+        "scores": {str(s): sum(r.score == s for r in ratings) for s in range(1, 6)},
+        "failed_calls": sum(r.error is not None for r in ratings),
+        "issues": issue_kinds(ratings),
+        "worst": [{"key": r.key, "score": r.score, "issues": list(r.issues)} for r in worst],
+    }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(f"{out['tools']} tools rated by {out['rater']}: mean {out['mean_score']} / 5; scores {out['scores']}")
+    for kind, n in out["issues"].items():
+        print(f"  {n:6d}  {kind}")
+    return 0
+
+
 def cmd_index(args) -> int:
     ws = _workspace(args)
     version = _version(ws, args.name, args.version)
@@ -340,6 +376,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _add_common(p)
     p.set_defaults(func=cmd_import_benchmark)
+
+    p = sub.add_parser("doc-quality", help="rate each tool's documentation 1-5 and list what to fix "
+                       "(rules, or a model with --llm openai)")
+    p.add_argument("name")
+    p.add_argument("--version", type=int)
+    p.add_argument("--limit", type=int, help="rate the first N tools only")
+    p.add_argument("--worst", type=int, default=10, help="how many of the lowest-rated tools to list (JSON)")
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+    _add_llm(p)
+    p.set_defaults(func=cmd_doc_quality)
 
     p = sub.add_parser("index", help="embed a catalog into the cache (reports tools/s)")
     p.add_argument("name")

@@ -3,12 +3,18 @@
 import pandas as pd
 import streamlit as st
 
-from components.charts import category_bar, description_length_histogram, parameter_count_histogram
+from components.charts import (
+    category_bar,
+    description_length_histogram,
+    doc_quality_bar,
+    parameter_count_histogram,
+)
 from components.pickers import catalog_picker, ensure_engine
 from components.session import workspace
 from components.text import md_escape
 from components.tool_card import tool_card
 from core.catalog_stats import catalog_stats, matches_filters
+from core.doc_quality import issue_kinds, rate_all
 from core.importers._common import MAX_CATALOG_BYTES, MB, check_catalog_size
 from core.importers.benchmark import FORMATS as BENCHMARKS
 from core.importers.benchmark import parse_benchmark, uploaded_benchmark_files
@@ -120,6 +126,25 @@ with tab_stats:
     left.plotly_chart(description_length_histogram(tools), width="stretch")
     right.plotly_chart(parameter_count_histogram(tools), width="stretch")
     st.plotly_chart(category_bar(tools), width="stretch")
+
+    st.subheader("Documentation quality")
+    st.caption("Rules, instant: a description missing, very short or only restating the name; parameters "
+               "without a description or type; names that say nothing. "
+               "`toolatlas doc-quality NAME --llm openai` asks a model instead.")
+    ratings = rate_all(tools)
+    q1, q2 = st.columns(2)
+    q1.plotly_chart(doc_quality_bar([r.score for r in ratings]), width="stretch")
+    kinds = issue_kinds(ratings)
+    if kinds:
+        q2.dataframe(pd.DataFrame({"problem": list(kinds), "tools": list(kinds.values())}), hide_index=True,
+                     width="stretch", key="quality_kinds")
+        worst = sorted((r for r in ratings if r.issues), key=lambda r: (r.score, -len(r.issues), r.key))[:200]
+        by_key = {t.key: t for t in tools}
+        st.dataframe(pd.DataFrame([{"score": r.score, "name": by_key[r.key].name, "key": r.key,
+                                    "problems": "; ".join(r.issues)} for r in worst]),
+                     hide_index=True, width="stretch", key="quality_worst", height=300)
+    else:
+        q2.success("No documentation problems found by the rules.")
 
 with tab_io:
     st.subheader("Import")

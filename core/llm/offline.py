@@ -303,3 +303,12 @@ class OfflineOperators:
                         picked.append(key)
             return picked or ([candidates[0][0]] if candidates else [])
         return self._call("select_tools", {"query": query, "candidates": [list(c) for c in candidates]}, run)
+
+    def doc_quality(self, tool_doc: str) -> RoleCall:
+        """The rules of ``core.doc_quality`` over the rendered documentation (no model involved)."""
+        from core.doc_quality import issues_of_doc, score_of
+
+        def run(_rng: random.Random) -> dict:
+            found = issues_of_doc(tool_doc)
+            return {"score": score_of(found), "issues": found}
+        return self._call("doc_quality", {"doc": tool_doc}, run)

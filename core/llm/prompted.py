@@ -180,3 +180,11 @@ class PromptedOperators:
             picked = parse_json_object(text, {"tools": list})["tools"]
             return [k for k in dict.fromkeys(p for p in picked if isinstance(p, str)) if k in known]
         return self._call("select_tools", prompts.select_tools(query, candidates), parse, 0.0)
+
+    def doc_quality(self, tool_doc: str) -> RoleCall:
+        """A 1–5 rating of a tool's documentation and the problems found; the score is clamped to 1–5."""
+        def parse(text: str) -> dict:
+            data = parse_json_object(text, {"score": (int, float), "issues": list})
+            issues = [" ".join(str(i).split()) for i in data["issues"] if str(i).strip()]
+            return {"score": int(min(5, max(1, round(float(data["score"]))))), "issues": issues}
+        return self._call("doc_quality", prompts.doc_quality(tool_doc), parse, 0.0)

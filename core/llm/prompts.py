@@ -19,7 +19,7 @@ SYSTEM_ANALYST = ("You analyse requests that users send to an assistant which ca
 
 # Roles that read or judge requests rather than write tool documentation.
 ANALYST_ROLES = frozenset({"judge_sufficiency", "score_retrieval", "synthetic_queries", "extract_intents",
-                           "select_tools"})
+                           "select_tools", "doc_quality"})
 
 MAX_ITEM_CHARS = 400  # one exemplar blurb; long docs would crowd the prompt without helping
 
@@ -117,3 +117,12 @@ def select_tools(query: str, candidates: Sequence[tuple[str, str]]) -> str:
     return (f"User request: \"{query}\"\nAvailable tools:\n{lines or '- (none)'}\n\nWhich of these tools should "
             "the agent call to fulfil the request? Choose only what is needed, by key. Reply as JSON: "
             '{"tools": ["key", ...]}')
+
+
+def doc_quality(tool_doc: str) -> str:
+    return (f"Tool documentation:\n{tool_doc}\n\nAn agent picks tools by reading documentation like this and then "
+            "fills in the arguments itself. Rate how well this documentation supports both: 5 means nothing to "
+            "fix, 1 means an agent could hardly tell what the tool does or how to call it. List each concrete "
+            "problem a maintainer could fix (missing or vague description, undocumented parameters, unclear "
+            "units or formats, no word on what comes back), or none. Reply as JSON: "
+            '{"score": 1, "issues": ["...", "..."]}')

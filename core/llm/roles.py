@@ -17,7 +17,7 @@ from core.llm.base import RoleCall
 
 ROLES = (
     "pseudo_tools", "refine", "refine_all", "judge_sufficiency", "scatter", "seed_population", "crossover",
-    "mutate", "guided_mutate", "score_retrieval", "synthetic_queries", "extract_intents", "select_tools",
+    "mutate", "guided_mutate", "score_retrieval", "synthetic_queries", "extract_intents", "select_tools", "doc_quality",
 )
 
 
@@ -84,4 +84,9 @@ class Operators(Protocol):
 
     def select_tools(self, query: str, candidates: Sequence[tuple[str, str]]) -> RoleCall[list[str]]:
         """The keys an agent would pick from (key, blurb) candidates (the selector of CSR@k, ToolScope Eq. 6)."""
+        ...
+
+    def doc_quality(self, tool_doc: str) -> RoleCall[dict]:
+        """A rating of one tool's documentation (``core.doc_quality.render_doc``) for an agent that must find
+        and call it: ``{"score": 1..5, "issues": [concrete problems a maintainer can fix]}``."""
         ...

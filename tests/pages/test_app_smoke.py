@@ -51,6 +51,16 @@ def test_statistics_tab_renders(app):
     metrics = {m.label: m.value for m in app.metric}
     assert int(metrics["Tools"].replace(",", "")) >= 300
     assert int(metrics["Categories"]) >= 12
+    frames = [d.value for d in app.dataframe]
+    kinds = next(f for f in frames if "problem" in f.columns)
+    assert "description is very short" in set(kinds["problem"])  # the demo has a dozen of those
+    worst = next(f for f in frames if "problems" in f.columns)
+    assert len(worst) == 13 and (worst["score"] <= 4).all()  # every demo tool with a problem, lowest first
+
+
+def test_tool_cards_show_the_documentation_quality(app):
+    app.text_input(key="search_query").input("convert dollars to euros").run()
+    assert any(c.value.startswith("Documentation quality (rules): **") for c in app.caption)
 
 
 @pytest.mark.parametrize("page", PAGES)

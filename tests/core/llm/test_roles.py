@@ -48,6 +48,7 @@ def test_every_role_returns_a_role_call_named_after_it(ops):
         "synthetic_queries": lambda: ops.synthetic_queries("f: does things", 2),
         "extract_intents": lambda: ops.extract_intents("q"),
         "select_tools": lambda: ops.select_tools("q", [("k", "c")]),
+        "doc_quality": lambda: ops.doc_quality("Name: f\nDescription: does things\nParameters:\n(none)"),
     }
     assert set(calls) == set(ROLES)
     for role, call in calls.items():
