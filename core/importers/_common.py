@@ -28,6 +28,17 @@ MAX_NAME_CHARS = 500
 MAX_DEPTH = 64
 MAX_VALUES = 100_000
 
+# Type names the benchmarks write (Python, Java, JavaScript, ToolBench's upper case once lowered) and the
+# JSON Schema type each means; one table for every importer, so the same name never maps two ways.
+JSON_TYPE_NAMES: dict[str, str] = {
+    "dict": "object", "hashmap": "object", "map": "object", "object": "object", "json": "object",
+    "float": "number", "double": "number", "number": "number",
+    "int": "integer", "integer": "integer", "long": "integer", "short": "integer", "byte": "integer",
+    "tuple": "array", "list": "array", "array": "array", "arraylist": "array", "set": "array",
+    "str": "string", "string": "string", "char": "string", "enum": "string",
+    "bool": "boolean", "boolean": "boolean", "null": "null",
+}
+
 _JSON_KINDS = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
                float: "a number", type(None): "null"}
 

@@ -22,7 +22,16 @@ import re
 from collections import Counter
 from typing import Any
 
-from core.importers._common import MAX_NAME_CHARS, check_schema, decode, guarded, kind, load_json, text_field
+from core.importers._common import (
+    JSON_TYPE_NAMES,
+    MAX_NAME_CHARS,
+    check_schema,
+    decode,
+    guarded,
+    kind,
+    load_json,
+    text_field,
+)
 from core.importers.benchmark import BenchmarkImport
 from core.importers.errors import CatalogImportError
 from core.models import Query, Tool
@@ -33,15 +42,8 @@ _FILE = re.compile(r"^BFCL_v\d+_(?P<category>.+)\.jsonl?$")
 _ORDER = ["simple_python", "simple", "simple_java", "java", "simple_javascript", "javascript", "multiple",
           "parallel", "parallel_multiple", "live_simple", "live_multiple", "live_parallel",
           "live_parallel_multiple"]
-# BFCL writes Python, Java and JavaScript type names; JSON Schema knows only these. None = any value.
-_TYPES: dict[str, str | None] = {
-    "dict": "object", "hashmap": "object", "map": "object", "object": "object",
-    "float": "number", "double": "number", "number": "number",
-    "int": "integer", "integer": "integer", "long": "integer", "short": "integer", "byte": "integer",
-    "tuple": "array", "list": "array", "array": "array", "arraylist": "array", "set": "array",
-    "str": "string", "string": "string", "char": "string",
-    "bool": "boolean", "boolean": "boolean", "null": "null", "any": None, "": None,
-}
+# BFCL writes Python, Java and JavaScript type names; "any" (or no name) means any value: no type at all.
+_TYPES: dict[str, str | None] = {**JSON_TYPE_NAMES, "any": None, "": None}
 
 
 def _convert(node: Any, root: bool = False) -> Any:

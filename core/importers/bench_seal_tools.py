@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Any
 
 from core.importers._common import (
+    JSON_TYPE_NAMES,
     MAX_NAME_CHARS,
     check_schema,
     decode,
@@ -34,9 +35,7 @@ from core.models import Query, Tool
 
 _SPLITS = ("dev", "test_in_domain", "test_out_domain")
 # Seal-Tools writes Python type names; an unknown name is dropped and kept only as x-original-type.
-_TYPES = {"str": "string", "string": "string", "int": "integer", "integer": "integer", "float": "number",
-          "number": "number", "bool": "boolean", "boolean": "boolean", "list": "array", "array": "array",
-          "dict": "object", "object": "object"}
+_TYPES = JSON_TYPE_NAMES
 
 
 def _lines(data: bytes, path: str) -> list[tuple[int, Any]]:

@@ -26,7 +26,16 @@ from collections import Counter
 from pathlib import PurePosixPath
 from typing import Any
 
-from core.importers._common import MAX_NAME_CHARS, check_schema, decode, guarded, kind, load_json, text_field
+from core.importers._common import (
+    JSON_TYPE_NAMES,
+    MAX_NAME_CHARS,
+    check_schema,
+    decode,
+    guarded,
+    kind,
+    load_json,
+    text_field,
+)
 from core.importers.benchmark import BenchmarkImport
 from core.importers.errors import CatalogImportError
 from core.models import Query, Tool
@@ -34,9 +43,7 @@ from core.models import Query, Tool
 # ToolBench's own regex: "^" sits inside the class after the first position, so it is a kept character.
 _NON_WORD = re.compile("[^\u4e00-\u9fa5^a-zA-Z0-9_]")
 _RESERVED = frozenset({"from", "class", "return", "false", "true", "id", "and"})
-_TYPES = {"string": "string", "str": "string", "enum": "string", "number": "number", "float": "number",
-          "double": "number", "integer": "integer", "int": "integer", "boolean": "boolean", "bool": "boolean",
-          "array": "array", "list": "array", "object": "object", "json": "object"}
+_TYPES = JSON_TYPE_NAMES  # ToolBench's STRING/NUMBER/ENUM…, lowered; an unknown name reads as string
 _CSV_LIMIT = 2**31 - 1  # corpus documents carry whole response templates, far above csv's 128 KiB default
 
 

@@ -27,6 +27,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from core.importers._common import (
+    JSON_TYPE_NAMES,
     MAX_NAME_CHARS,
     check_schema,
     decode,
@@ -45,9 +46,7 @@ _DESCRIPTIONS = ("description", "functionality", "func_description", "descriptio
 _SHARD = re.compile(r"-\d{5}-of-\d{5}$")
 _GENERIC = frozenset({"queries", "query", "tools", "tool", "test", "train", "data"})
 # Type spellings seen in the docs (Python names, "str, optional", ToolBench upper case) → JSON Schema.
-_TYPES = {"str": "string", "string": "string", "int": "integer", "integer": "integer", "float": "number",
-          "number": "number", "double": "number", "bool": "boolean", "boolean": "boolean", "list": "array",
-          "array": "array", "dict": "object", "object": "object"}
+_TYPES = JSON_TYPE_NAMES
 
 
 def _records(path: str, data: bytes) -> list[tuple[int, Any]]:
