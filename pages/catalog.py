@@ -131,7 +131,11 @@ with tab_stats:
     st.caption("Rules, instant: a description missing, very short or only restating the name; parameters "
                "without a description or type; names that say nothing. "
                "`toolatlas doc-quality NAME --llm openai` asks a model instead.")
-    ratings = rate_all(tools)
+    # Every tab's body runs on every rerun (each search is one): rate a version once per session, not per rerun.
+    quality_key = f"doc_quality_{version.id}"
+    if quality_key not in st.session_state:
+        st.session_state[quality_key] = rate_all(tools)
+    ratings = st.session_state[quality_key]
     q1, q2 = st.columns(2)
     q1.plotly_chart(doc_quality_bar([r.score for r in ratings]), width="stretch")
     kinds = issue_kinds(ratings)

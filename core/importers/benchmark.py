@@ -117,6 +117,14 @@ def files_from_zip(data: bytes, path: str) -> dict[str, bytes]:
     return files
 
 
+def _add_files(files: dict[str, bytes], more: Mapping[str, bytes], where: str, remedy: str) -> None:
+    """Add ``more`` to ``files``; two files under one relative path would make the import ambiguous."""
+    clash = sorted(set(more) & set(files))
+    if clash:
+        raise CatalogImportError(where, f"two files given as {clash[0]!r}; {remedy}")
+    files.update(more)
+
+
 def collect_files(paths: Sequence[str | Path]) -> dict[str, bytes]:
     """Files under ``paths`` (files, folders searched recursively, or zip archives), keyed by path
     relative to the folder given. Hidden files and folders (``.git``, ``.DS_Store``) are skipped.
@@ -129,10 +137,7 @@ def collect_files(paths: Sequence[str | Path]) -> dict[str, bytes]:
             unpacked = files_from_zip(read_file(root), str(root))
             total += sum(len(v) for v in unpacked.values())
             check_catalog_size(total, str(given), MAX_BENCHMARK_BYTES)
-            clash = sorted(set(unpacked) & set(files))
-            if clash:
-                raise CatalogImportError(str(root), f"two files given as {clash[0]!r}; pass one archive or folder")
-            files.update(unpacked)
+            _add_files(files, unpacked, str(root), "pass one archive or folder")
             continue
         if root.is_dir():
             found = sorted(p for p in root.rglob("*") if p.is_file()
@@ -145,9 +150,7 @@ def collect_files(paths: Sequence[str | Path]) -> dict[str, bytes]:
         for rel, p in pairs:
             total += p.stat().st_size
             check_catalog_size(total, str(given), MAX_BENCHMARK_BYTES)
-            if rel in files:
-                raise CatalogImportError(str(p), f"two files given as {rel!r}; pass their common folder instead")
-            files[rel] = read_file(p)
+            _add_files(files, {rel: read_file(p)}, str(p), "pass their common folder instead")
     return files
 
 
@@ -169,8 +172,5 @@ def uploaded_benchmark_files(uploads: Sequence[Any]) -> dict[str, bytes]:
     for upload in uploads:
         unpacked = (files_from_zip(upload.getvalue(), upload.name) if upload.name.lower().endswith(".zip")
                     else {upload.name: upload.getvalue()})
-        clash = sorted(set(unpacked) & set(files))
-        if clash:
-            raise CatalogImportError(upload.name, f"two files given as {clash[0]!r}; upload one zip of the folder")
-        files.update(unpacked)
+        _add_files(files, unpacked, upload.name, "upload one zip of the folder")
     return files
