@@ -167,11 +167,38 @@ def is_empty(data: Any) -> bool:
     return False
 
 
+_ERROR_FIELDS = ("error", "errors", "error_message", "errorMessage", "fault")
+_FAILED_STATUSES = {"error", "fail", "failed", "failure", "not_found", "not found"}
+
+
+def reported_failure(data: Any) -> str | None:
+    """The failure an answer reports in-band, else None: many APIs answer 200 with ``{"error": "..."}``,
+    ``{"status": "failed"}`` or ``{"success": false}``. The call ran, yet nothing in it serves the request."""
+    if not isinstance(data, Mapping):
+        return None
+    for name in _ERROR_FIELDS:
+        value = data.get(name)
+        if value not in (None, "", [], {}, False):
+            return f"{name}: {str(value)[:200]}"
+    status = data.get("status")
+    if isinstance(status, str) and status.strip().lower() in _FAILED_STATUSES:
+        detail = data.get("message") or data.get("detail")
+        return f"status {status!r}" + (f": {str(detail)[:200]}" if detail else "")
+    if data.get("success") is False or data.get("ok") is False:
+        detail = data.get("message") or data.get("detail")
+        return "success: false" + (f": {str(detail)[:200]}" if detail else "")
+    return None
+
+
 def classify(ok: bool, data: Any = None, error_kind: str | None = None, error: str | None = None) -> tuple[str, str]:
-    """GRETEL §4.4 taxonomy of one executed call: (outcome, reason)."""
+    """GRETEL §4.4 taxonomy of one executed call: (outcome, reason). A call that ran is a semantic mismatch
+    when its answer is empty or reports a failure of its own (:func:`reported_failure`)."""
     if ok:
         if is_empty(data):
             return SEMANTIC_MISMATCH, "the call ran but returned nothing"
+        failure = reported_failure(data)
+        if failure is not None:
+            return SEMANTIC_MISMATCH, f"the call ran but its answer reports a failure ({failure})"
         return FUNCTIONAL_SUCCESS, "the call ran and returned a result"
     if error_kind in _PARAMETER_KINDS:
         return PARAMETER_MISMATCH, f"the tool rejected the arguments: {error}"

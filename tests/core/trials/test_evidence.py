@@ -11,6 +11,7 @@ from core.trials.evidence import (
     TrialReport,
     classify,
     is_empty,
+    reported_failure,
 )
 
 
@@ -28,6 +29,26 @@ def test_classification_follows_the_taxonomy():
     assert classify(False, None, "invalid_params", "missing 'carrier'")[0] == PARAMETER_MISMATCH
     for kind in ("auth", "not_found", "server", "timeout", "crash"):
         assert classify(False, None, kind, "boom")[0] == EXECUTION_FAILURE
+
+
+@pytest.mark.parametrize("data,failure", [
+    ({"error": "city not found"}, "error: city not found"),
+    ({"errors": [{"code": 404}]}, "errors: [{'code': 404}]"),
+    ({"status": "FAILED", "message": "quota exceeded"}, "status 'FAILED': quota exceeded"),
+    ({"success": False}, "success: false"),
+    ({"ok": False, "detail": "bad date"}, "success: false: bad date"),
+    # answers that carry a result, including fields named like failures but empty or benign
+    ({"km": 42.16, "error": None}, None), ({"status": "ok", "temp": 3}, None), ({"errors": []}, None),
+    ({"success": True, "id": 7}, None), ("error", None), ([{"error": "x"}], None),
+])
+def test_failures_reported_inside_an_answer(data, failure):
+    assert reported_failure(data) == failure
+
+
+def test_an_answer_that_reports_a_failure_is_a_semantic_mismatch():
+    outcome, reason = classify(True, {"error": "no route between the two cities"})
+    assert outcome == SEMANTIC_MISMATCH and "no route between the two cities" in reason
+    assert classify(True, {"status": "done", "km": 12})[0] == FUNCTIONAL_SUCCESS
 
 
 def test_report_round_trips_and_reports_moves():
