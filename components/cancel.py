@@ -1,8 +1,10 @@
-"""A Cancel button for long work that runs inside the page's own script run.
+"""A Cancel button for long work, and the notice shown after it was clicked.
 
-Clicking any widget while a script runs makes Streamlit start a new script run at once and stop the old
-one at its next element update (every progress bar tick is one). The services store each finished item as they go and mark
-an interrupted run "stopped", so cancelling loses nothing: running again with the same settings resumes.
+Clicking it reruns the page like any widget. Work that runs as a background job (merges, timelines, trial sets;
+``components.jobs``) is cancelled by the page on that rerun and stops at its next progress report; work that
+runs inside the script itself (the Playground) is stopped by Streamlit at its next element update. Either way
+the services store each finished item as they go and mark an interrupted run "stopped", so cancelling loses
+nothing: running again with the same settings resumes.
 """
 
 from __future__ import annotations

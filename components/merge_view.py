@@ -1,4 +1,4 @@
-"""Shared pieces of the merge pages: run (or rebuild) a merge with a progress bar, the sweep chart, and the
+"""Shared pieces of the merge pages: run (or rebuild) a merge as a background job with its progress, the sweep chart, and the
 before/after measures of a merge."""
 
 from __future__ import annotations
@@ -9,16 +9,17 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from components.cancel import cancel_button, cancelled_notice
+from components.jobs import follow
 from components.overlap_charts import silhouette_chart
 from components.text import md_escape
+from core.jobs import DONE, FAILED, RUNNING, JobCancelled
 from core.merging.candidates import SweepRow
 from core.merging.measures import mean_silhouette
 from core.merging.pipeline import MergeConfig
-from core.merging.service import MergeMeasures, MergeRun, judge_id, merge_version
+from core.merging.service import MergeMeasures, MergeRun, judge_id, merge_job_key, start_merge
 from storage.catalogs import QuerySetInfo
 from storage.merges import list_merge_runs
-
-STAGES = {"pairs": "Classifying candidate pairs", "audit": "Auto-Correction audits", "docs": "Writing merged docs"}
 
 
 def finished_run(ws, version_id: int, config: MergeConfig, llm) -> bool:
@@ -26,15 +27,48 @@ def finished_run(ws, version_id: int, config: MergeConfig, llm) -> bool:
     return any(r.status == "done" and dict(r.config) == wanted for r in list_merge_runs(ws.db, version_id))
 
 
-def run_with_progress(ws, version_id: int, config: MergeConfig, llm, api_key: str | None = None) -> MergeRun:
-    bar = st.progress(0.0, text="Finding candidate pairs…")
+def finished_merge(ws, version_id: int, config: MergeConfig, llm) -> MergeRun | None:
+    """The finished merge run these settings name, else ``None``. Rebuilt from the store once per process (a
+    job; its result is reused while the job is kept), not on every rerun of the page that shows it."""
+    job = ws.jobs.get(merge_job_key(ws, version_id, config, llm))
+    if job is not None and job.over and job.state().status == DONE:
+        return job.result()
+    if not finished_run(ws, version_id, config, llm):
+        return None
+    return follow(start_merge(ws, version_id, config, llm))
 
-    def report(done: int, total: int, stage: str) -> None:
-        bar.progress(done / total if total else 1.0, text=f"{STAGES.get(stage, stage)}: {done}/{total}")
 
-    run = merge_version(ws, version_id, config, llm, api_key=api_key, progress=report)
-    bar.empty()
-    return run
+def merge_for_page(ws, version_id: int, config: MergeConfig, llm, *, cancel_key: str, run_key: str,
+                   api_key: str | None = None) -> MergeRun | None:
+    """The merge these settings name, as a background job this page follows, or ``None`` (the page then stops)
+    when there is no finished run and Run merge was not pressed.
+
+    A finished job's result is reused across reruns (reviewing clicks rerun the page; rebuilding a finished
+    run recomputes its candidate pairs); a finished run not in memory is rebuilt from the store as a job."""
+    key = merge_job_key(ws, version_id, config, llm)
+    if st.session_state.get(cancel_key):
+        ws.jobs.cancel(key)
+    cancelled_notice(cancel_key, "The merge run was")
+    job = ws.jobs.get(key)
+    status = job.state().status if job is not None else None
+    if job is None or job.cancelling or status not in (RUNNING, DONE):
+        if not finished_run(ws, version_id, config, llm):
+            if status == FAILED:
+                st.error(f"The last merge run with these settings failed: {job.state().error}")
+            if not st.button("Run merge", type="primary", key=run_key):
+                st.info("No finished merge run for these settings yet. **Run merge** starts one; it is stored as it "
+                        "goes, keeps running if you leave the page, and resumes if interrupted.")
+                return None
+        job = start_merge(ws, version_id, config, llm, api_key=api_key)
+    if job.over:
+        return job.result()
+    cancel = cancel_button(cancel_key)
+    try:
+        return follow(job)
+    except JobCancelled:
+        return None
+    finally:
+        cancel.empty()
 
 
 def sweep_chart(rows: list[SweepRow], chosen: float) -> go.Figure:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
+from components.jobs import follow
 from core.workspace import Workspace
 from storage.catalogs import CatalogInfo, VersionInfo, get_catalog, list_catalogs
 
@@ -26,17 +25,9 @@ def catalog_picker(ws: Workspace, *, key: str = "catalog") -> tuple[CatalogInfo,
 
 
 def ensure_engine(ws: Workspace, version: VersionInfo):
-    """The version's search engine, with a progress bar the first time it is embedded.
-
-    When another session is already embedding this version, its progress is shown here too (polled,
-    so this session stays responsive to a rerun) instead of a bar frozen at 0 while waiting for it.
-    """
-    if not ws.has_search_engine(version.id):
-        bar = st.progress(0.0, text="Embedding the catalog (cached after the first time)…")
-        while not ws.has_search_engine(version.id) and (shared := ws.build_progress(version.id)) is not None:
-            done, total = shared
-            bar.progress(done / max(total, 1), text=f"Embedding {done}/{total} tools (started by another session)")
-            time.sleep(0.5)
-        ws.search_engine(version.id, progress=lambda d, n: bar.progress(d / max(n, 1), text=f"Embedding {d}/{n} tools"))
-        bar.empty()
+    """The version's search engine. The first time it is embedded that runs as a background job shared by every
+    session that opens the version, and this page shows its progress (a rerun or page switch does not stop it)."""
+    if ws.has_search_engine(version.id):
+        return ws.search_engine(version.id)
+    follow(ws.start_search_engine(version.id))
     return ws.search_engine(version.id)

@@ -1,4 +1,4 @@
-"""A catalog map's coordinates, with a progress bar the first time they are computed (then cached)."""
+"""A catalog map's coordinates, computed the first time as a background job (then cached), with its progress."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from components.jobs import follow
 from core.projection import default_params, params_key
 from storage.cache import get_projection
 
@@ -16,12 +17,8 @@ LABELS = {"umap": "UMAP", "tsne": "t-SNE", "pca": "PCA"}
 def map_coords(ws, version_id: int, method: str, params: dict[str, Any] | None = None) -> np.ndarray:
     if get_projection(ws.db, version_id, ws.vector_space, params_key(method, params)) is not None:
         return ws.projection(version_id, method, params)
-    bar = st.progress(0.0, text=f"Computing the {LABELS[method]} map (cached after the first time)…")
-    try:
-        return ws.projection(version_id, method, params,
-                             progress=lambda share, label: bar.progress(min(max(share, 0.0), 1.0), text=label))
-    finally:
-        bar.empty()
+    return follow(ws.start_projection(version_id, method, params,
+                                      label=f"Computing the {LABELS[method]} map (cached after the first time)…"))
 
 
 def map_params(method: str, key: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ import numpy as np
 from sqlalchemy.engine import Engine
 
 from core.embedding import Embedder
+from core.jobs import Job, Jobs
 from core.models import Query, Tool
 from core.search.engine import SearchEngine
 from core.search.rerank import Reranker
@@ -44,7 +45,8 @@ ENGINE_BUDGET = 150_000  # tools held in built engines (~0.6 GB with MiniLM vect
 
 class Workspace:
     def __init__(self, db: Engine, embedder: Embedder, *, reranker: Reranker | None = None,
-                 engine_budget: int = ENGINE_BUDGET, text_with_parameters: bool = True) -> None:
+                 engine_budget: int = ENGINE_BUDGET, text_with_parameters: bool = True,
+                 jobs: Jobs | None = None) -> None:
         if engine_budget < 1:
             raise ValueError(f"engine_budget must be at least 1 tool, got {engine_budget}")
         self.db = db
@@ -60,7 +62,8 @@ class Workspace:
         self._engines: OrderedDict[tuple[int, str], SearchEngine] = OrderedDict()
         self._lock = threading.Lock()  # guards _locks and _engines; the slow work runs under a per-key lock
         self._locks: dict[tuple, threading.Lock] = {}
-        self._building: dict[tuple[int, str], tuple[int, int]] = {}  # engine builds under way: (done, total)
+        # Long work the app runs off its pages' script runs (engine builds, maps, merges), shared by sessions.
+        self.jobs = jobs if jobs is not None else Jobs()
 
     def _key_lock(self, key: tuple) -> threading.Lock:
         with self._lock:
@@ -177,10 +180,6 @@ class Workspace:
         with self._lock:
             return (version_id, self.vector_space) in self._engines
 
-    def build_progress(self, version_id: int) -> tuple[int, int] | None:
-        """(done, total) of an engine build under way in this process (another session's), else None."""
-        return self._building.get((version_id, self.vector_space))
-
     def search_engine(self, version_id: int, *, progress: Callable[[int, int], None] | None = None) -> SearchEngine:
         """The engine for a catalog version, built once per process (vectors from the cache).
 
@@ -194,22 +193,26 @@ class Workspace:
         with self._key_lock(("engine", *key)):
             engine = self._touch(key)
             if engine is None:
-                def report(done: int, total: int) -> None:
-                    self._building[key] = (done, total)
-                    if progress is not None:
-                        progress(done, total)
-
-                self._building[key] = (0, 0)
-                try:
-                    tools = store.load_tools(self.db, version_id)
-                    engine = SearchEngine.build(
-                        tools, self.embedder, cache=self.cache, reranker=self.reranker,
-                        with_parameters=self.text_with_parameters, progress=report,
-                    )
-                    self._keep(key, engine)
-                finally:
-                    self._building.pop(key, None)
+                tools = store.load_tools(self.db, version_id)
+                engine = SearchEngine.build(
+                    tools, self.embedder, cache=self.cache, reranker=self.reranker,
+                    with_parameters=self.text_with_parameters, progress=progress,
+                )
+                self._keep(key, engine)
             return engine
+
+    def start_search_engine(self, version_id: int) -> Job:
+        """Build the version's engine as a background job (joined when one is under way). Pages use this so a
+        first embedding runs off their script run, then take the engine from :meth:`search_engine`."""
+        def build(job: Job) -> None:
+            # The engine is not the job's result: finished jobs are kept a while, and holding engines there
+            # would defeat the engine budget. Callers ask search_engine() once the job is over.
+            self.search_engine(
+                version_id, progress=lambda done, total: job.report(
+                    done / max(total, 1), f"Embedding {done:,}/{total:,} tools (cached after the first time)"))
+
+        return self.jobs.start(("engine", version_id, self.vector_space), build,
+                               label="Embedding the catalog (cached after the first time)…")
 
     def _touch(self, key: tuple[int, str]) -> SearchEngine | None:
         with self._lock:
@@ -258,6 +261,16 @@ class Workspace:
         }
 
     # -- projections ----------------------------------------------------------------------
+
+    def start_projection(self, version_id: int, method: str = "umap",
+                         params: Mapping[str, Any] | None = None, *, label: str = "") -> Job:
+        """:meth:`projection` as a background job (joined when the same map is under way); its result is
+        the coordinates."""
+        from core.projection import params_key
+
+        return self.jobs.start(("projection", version_id, self.vector_space, params_key(method, params)),
+                               lambda job: self.projection(version_id, method, params, progress=job.report),
+                               label=label or f"Computing the {method} map (cached after the first time)…")
 
     def projection(
         self,

@@ -6,12 +6,10 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from components.cancel import cancel_button, cancelled_notice
 from components.merge_view import (
-    finished_run,
+    merge_for_page,
     preferred_query_set,
     render_measures,
-    run_with_progress,
     sweep_chart,
 )
 from components.pickers import catalog_picker, ensure_engine
@@ -48,17 +46,10 @@ if sweep_key not in st.session_state:
 with st.expander("Threshold sweep", expanded=False):
     st.plotly_chart(sweep_chart(st.session_state[sweep_key], threshold), width="stretch", key="merge_sweep")
 
-cancelled_notice("merge_cancel", "The merge run was")
-cancel = None
-if not finished_run(ws, version.id, config, llm):
-    if not st.button("Run merge", type="primary", key="merge_run"):
-        st.info("No finished merge run for these settings yet. **Run merge** starts one; it is stored as it goes "
-                "and resumes if interrupted.")
-        st.stop()
-    cancel = cancel_button("merge_cancel")
-run = run_with_progress(ws, version.id, config, llm, api_key=st.session_state.get("llm_api_key"))
-if cancel is not None:
-    cancel.empty()
+run = merge_for_page(ws, version.id, config, llm, cancel_key="merge_cancel", run_key="merge_run",
+                     api_key=st.session_state.get("llm_api_key"))
+if run is None:
+    st.stop()
 result = run.result
 decisions = list_decisions(ws.db, run.run_id)
 states = review_state(result, decisions)

@@ -5,7 +5,7 @@ import html
 import pandas as pd
 import streamlit as st
 
-from components.merge_view import finished_run
+from components.merge_view import finished_merge
 from components.overlap_charts import group_colours, overlap_scatter, shared_axes, silhouette_chart
 from components.pickers import catalog_picker, ensure_engine
 from components.projection import LABELS, map_coords, map_params
@@ -46,11 +46,10 @@ coords = map_coords(ws, version.id, method, map_settings)
 llm = llm_config()
 config = MergeConfig(threshold=threshold)
 merge = None
-if finished_run(ws, version.id, config, llm):
-    from core.merging.service import merge_version
+run = finished_merge(ws, version.id, config, llm)
+if run is not None:
     from storage.merges import apply_decisions, list_decisions
 
-    run = merge_version(ws, version.id, config, llm)
     _reviewed, phi = apply_decisions(run.result, list_decisions(ws.db, run.run_id), tools)
     merge = phi
 elif colour_by == "merge cluster":

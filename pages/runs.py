@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from components.jobs import jobs_panel
 from components.session import workspace
 from components.text import md_escape
 from core.compare import METRICS, load_run_scores, paired_test, summary_rows
@@ -14,6 +15,7 @@ from storage.runs import list_runs
 
 st.title("Runs")
 ws = workspace()
+jobs_panel(ws)
 runs = [r for r in list_runs(ws.db, kind="eval") if r.status == "done"]
 if not runs:
     st.info("No finished evaluation runs yet. Run one from the command line, for example:\n\n"

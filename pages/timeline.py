@@ -3,7 +3,8 @@ discovers along the way (CONTDA)."""
 
 import streamlit as st
 
-from components.cancel import cancel_button, cancelled_notice
+from components.cancel import cancelled_notice
+from components.jobs import session_job
 from components.pickers import catalog_picker
 from components.session import llm_config, workspace
 from components.text import md_escape
@@ -106,6 +107,7 @@ with st.sidebar:
     run_clicked = st.button("Run timeline", type="primary", key="timeline_run", width="stretch",
                             disabled=not gold or not methods or (source == VERSIONS and not can_walk))
 
+start = None
 if run_clicked:
     try:
         spec = EvolutionSpec(
@@ -116,17 +118,28 @@ if run_clicked:
         router = None
         if execute:
             router = _router(info.name, len(info.versions), info.name == "demo", list(ws.every_tool(info.name).values()))
-        cancel = cancel_button("timeline_cancel")
-        bar = st.progress(0.0, text="Starting the timeline…")
-        done = run_evolution(ws, spec, select_queries(gold, limit=int(n_queries)), llm=llm, router=router,
-                             api_key=st.session_state.get("llm_api_key"),
-                             progress=lambda share, label: bar.progress(min(max(share, 0.0), 1.0), text=label))
-        bar.empty()
-        cancel.empty()
-        st.session_state["timeline_run_id"] = done.run_id
-        st.session_state.pop("timeline_pick", None)
+        chosen_queries = select_queries(gold, limit=int(n_queries))
+        api_key = st.session_state.get("llm_api_key")
+
+        def work(job):
+            return run_evolution(ws, spec, chosen_queries, llm=llm, router=router, api_key=api_key,
+                                 progress=job.report, cancelled=lambda: job.cancelling)
+
+        job_key = ("timeline", ws.vector_space, repr(spec), tuple(q.id for q in chosen_queries),
+                   tuple(sorted(llm.identity().items())))
+
+        def start():
+            return ws.jobs.start(job_key, work, label="Starting the timeline…")
     except ValueError as err:
         st.error(f"The timeline could not run: {md_escape(str(err))}")
+try:
+    done = session_job(ws, state_key="timeline_job", cancel_key="timeline_cancel", start=start)
+except ValueError as err:
+    done = None
+    st.error(f"The timeline could not run: {md_escape(str(err))}")
+if done is not None:
+    st.session_state["timeline_run_id"] = done.run_id
+    st.session_state.pop("timeline_pick", None)
 
 cancelled_notice("timeline_cancel", "The timeline run was")
 stored = list_evolution_runs(ws.db, info.name)

@@ -4,7 +4,8 @@ import hashlib
 
 import streamlit as st
 
-from components.cancel import cancel_button, cancelled_notice
+from components.cancel import cancelled_notice
+from components.jobs import session_job
 from components.pickers import catalog_picker, ensure_engine
 from components.session import llm_config, workspace
 from components.text import md_escape
@@ -109,14 +110,20 @@ else:
         limit = c2.number_input("Queries", 1, len(gold_queries), min(20, len(gold_queries)), key="trials_limit")
         queries = select_queries(gold_queries, split=None if split == "all" else split, limit=int(limit))
         cancelled_notice("trials_cancel", "The trial run was")
+        start = None
         if st.button(f"Run trials on {len(queries)} queries", key="trials_run_set"):
-            cancel = cancel_button("trials_cancel")
-            bar = st.progress(0.0, text="Starting…")
-            run = run_trial_set(ws, version.id, queries, router, strategy=strategy, config=config, llm=llm,
-                                api_key=api_key,
-                                progress=lambda d, n, q: bar.progress(d / max(n, 1), text=f"Query {d}/{n} {q}"))
-            bar.empty()
-            cancel.empty()
+            def work(job):
+                return run_trial_set(ws, version.id, queries, router, strategy=strategy, config=config, llm=llm,
+                                     api_key=api_key, cancelled=lambda: job.cancelling,
+                                     progress=lambda d, n, q: job.report(d / max(n, 1), f"Query {d}/{n} {q}"))
+
+            job_key = ("trials", version.id, ws.vector_space, strategy, repr(config), tuple(q.id for q in queries),
+                       tuple(sorted(llm.identity().items())))
+
+            def start():
+                return ws.jobs.start(job_key, work, label="Starting…")
+        run = session_job(ws, state_key="trials_job", cancel_key="trials_cancel", start=start)
+        if run is not None:
             st.session_state["trials_set_last"] = run.run_id
         set_run = st.session_state.get("trials_set_last")
         if set_run:

@@ -96,6 +96,29 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
     return MergeRun(run.id, version_id, result)
 
 
+STAGE_LABELS = {"pairs": "Classifying candidate pairs", "audit": "Auto-Correction audits",
+                "docs": "Writing merged docs"}
+
+
+def merge_job_key(workspace: Any, version_id: int, config: MergeConfig, llm: LLMConfig) -> tuple:
+    """One merge job per version, vector space, settings and judge: sessions asking for the same merge share it."""
+    return ("merge", version_id, workspace.vector_space, tuple(sorted(config.as_dict().items())), judge_id(llm))
+
+
+def start_merge(workspace: Any, version_id: int, config: MergeConfig, llm: LLMConfig, *,
+                api_key: str | None = None) -> Any:
+    """:func:`merge_version` as a background job of ``workspace.jobs`` (joined when the same merge is under
+    way); its result is the :class:`MergeRun`. Cancelling it stops it at its next verdict, stored "stopped"."""
+    def work(job: Any) -> MergeRun:
+        def report(done: int, total: int, stage: str) -> None:
+            job.report(done / total if total else 1.0, f"{STAGE_LABELS.get(stage, stage)}: {done}/{total}")
+
+        return merge_version(workspace, version_id, config, llm, api_key=api_key, progress=report)
+
+    return workspace.jobs.start(merge_job_key(workspace, version_id, config, llm), work,
+                                label="Finding candidate pairs…")
+
+
 @dataclass(frozen=True)
 class MergeMeasures:
     silhouette_before: tuple[tuple[int, float], ...]

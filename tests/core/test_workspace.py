@@ -62,3 +62,21 @@ def test_the_tool_text_setting_reaches_engines_maps_and_runs(db, hashing_embedde
     assert a.run_id != b.run_id and b.resumed_items == 0
 
     assert plain.search_engine(version).with_parameters is False  # engines built from it follow it
+
+
+def test_engine_and_map_jobs_are_shared_and_end_in_the_caches(db, hashing_embedder, tiny_tools):
+    ws = Workspace(db, hashing_embedder)
+    version = ws.import_tools("tiny", tiny_tools).version.id
+    first = ws.start_search_engine(version)
+    assert ws.start_search_engine(version) in (first, ws.jobs.get(("engine", version, ws.vector_space)))
+    assert first.result(timeout=60) is None  # the engine is taken from the workspace, not kept in the job
+    assert ws.has_search_engine(version)
+    assert first.state().share == 1.0
+
+    job = ws.start_projection(version, "pca")
+    coords = job.result(timeout=60)
+    assert coords.shape == (len(tiny_tools), 2)
+    # cached: the plain call reads the same map back without computing it again
+    assert (ws.projection(version, "pca") == coords).all()
+    with pytest.raises(ValueError, match="umap"):
+        ws.start_projection(version, "spiral")  # a bad method fails in the caller, not in a thread

@@ -77,3 +77,22 @@ def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
     assert tool.options, "CONTDA made no revisions"
     assert any(c.language == "diff" for c in at.code)
     assert any(e.label == "Evidence" for e in at.expander)
+
+
+def test_run_timeline_runs_as_a_background_job_and_shows_its_run(db_url):
+    from core.settings import Settings, build_workspace
+    from storage.runs import list_runs
+
+    at = _timeline(AppTest.from_file(APP, default_timeout=300))
+    at.multiselect(key="timeline_methods").set_value(["original"]).run()
+    at.number_input(key="timeline_queries_timeline").set_value(4).run()
+    at.button(key="timeline_run").click().run()
+    assert not at.exception, at.exception
+    ws = build_workspace(Settings(db_url=db_url))
+    stored = list_runs(ws.db, kind="evolution")
+    assert [r.status for r in stored] == ["done"]
+    assert at.selectbox(key="timeline_pick").value == stored[0].id
+    assert "timeline_cancel" not in [b.key for b in at.button]  # the Cancel shown while it ran is gone
+    assert at.session_state["timeline_job"] is None  # the finished job was handed over, then forgotten
+    frame = next(d.value for d in at.dataframe if "AvgPerf (%)" in d.value.columns)
+    assert list(frame["method"]) == ["Original docs"]

@@ -52,3 +52,42 @@ def test_an_interrupted_merge_is_stopped_then_resumed_without_asking_twice(db, t
     assert calls_before < ws_calls
     assert resumed.result.phi == whole.result.phi
     assert [c.members for c in resumed.result.clusters] == [c.members for c in whole.result.clusters]
+
+
+def test_a_cancelled_merge_job_is_stopped_and_the_next_job_resumes_it(db, hashing_embedder, tiny_tools,
+                                                                      monkeypatch):
+    from core.context import LLMConfig
+    from core.jobs import CANCELLED, JobCancelled
+    from core.merging import service
+
+    config, llm = MergeConfig(threshold=0.05), LLMConfig()
+    ws = Workspace(db, hashing_embedder)
+    version = ws.import_tools("tiny", tiny_tools).version.id
+    key = service.merge_job_key(ws, version, config, llm)
+    real = service.run_merge
+    reports = []
+
+    def cancelled_at_the_fourth_report(*args, progress, **kwargs):
+        def report(done, total, stage):
+            reports.append(stage)
+            if len(reports) == 4:
+                ws.jobs.cancel(key)  # what the page's Cancel button does
+            progress(done, total, stage)
+
+        return real(*args, progress=report, **kwargs)
+
+    monkeypatch.setattr(service, "run_merge", cancelled_at_the_fourth_report)
+    job = service.start_merge(ws, version, config, llm)
+    with pytest.raises(JobCancelled):
+        job.result(timeout=60)
+    assert job.state().status == CANCELLED
+    stopped = [r for r in list_merge_runs(db, version) if r.status == "stopped"]
+    assert len(stopped) == 1 and runs.done_item_keys(db, stopped[0].id)
+
+    monkeypatch.setattr(service, "run_merge", real)
+    again = service.start_merge(ws, version, config, llm)
+    assert again is not job
+    resumed = again.result(timeout=60)
+    assert resumed.run_id == stopped[0].id
+    assert next(r for r in list_merge_runs(db, version) if r.id == resumed.run_id).status == "done"
+    assert resumed.result.clusters  # the six tools at θ = 0.05 do form clusters

@@ -1,0 +1,127 @@
+"""Background jobs: one thread per key, joined while running, cancelled at the next progress report, errors and
+results kept for whoever reads them later."""
+
+import threading
+
+import pytest
+
+from core.jobs import CANCELLED, DONE, FAILED, RUNNING, JobCancelled, Jobs
+
+
+def test_a_job_runs_off_the_calling_thread_and_keeps_its_result():
+    jobs = Jobs()
+    seen = {}
+
+    def work(job):
+        seen["thread"] = threading.current_thread().name
+        job.report(0.5, "half")
+        return 42
+
+    job = jobs.start("k", work, label="starting")
+    assert job.result(timeout=10) == 42
+    state = job.state()
+    assert (state.status, state.share, state.label, state.error) == (DONE, 1.0, "half", None)
+    assert seen["thread"] != threading.current_thread().name
+    assert state.finished is not None and state.seconds >= 0
+
+
+def test_starting_a_running_key_joins_it_instead_of_running_twice():
+    jobs, gate, calls = Jobs(), threading.Event(), []
+
+    def work(job):
+        calls.append(1)
+        gate.wait(10)
+        return len(calls)
+
+    first = jobs.start("k", work)
+    second = jobs.start("k", work)
+    other = jobs.start("other", lambda job: "x")
+    assert second is first and other is not first
+    assert jobs.running("k") is first
+    gate.set()
+    assert first.result(timeout=10) == 1 and other.result(timeout=10) == "x"
+    assert calls == [1]
+    # once over, the same key starts afresh
+    again = jobs.start("k", work)
+    assert again is not first and again.result(timeout=10) == 2
+    assert jobs.running("k") is None
+
+
+def test_cancel_stops_the_work_at_its_next_report():
+    jobs, reached, reports = Jobs(), threading.Event(), []
+
+    def work(job):
+        job.report(0.1, "first")
+        reports.append(1)
+        reached.set()
+        while True:  # a long loop that reports as it goes
+            job.report(0.2)
+            reports.append(2)
+
+    job = jobs.start("k", work)
+    assert reached.wait(10)
+    assert jobs.cancel("k") is True
+    with pytest.raises(JobCancelled):
+        job.result(timeout=10)
+    state = job.state()
+    assert state.status == CANCELLED and state.cancelling and "cancelled" in state.error
+    assert jobs.cancel("k") is False  # nothing running under that key any more
+
+
+def test_a_failing_job_keeps_its_error_for_the_reader():
+    jobs = Jobs()
+
+    def work(job):
+        raise ValueError("tools.json: record 3: field 'name' is empty")
+
+    job = jobs.start("k", work)
+    with pytest.raises(ValueError, match="record 3"):
+        job.result(timeout=10)
+    state = job.state()
+    assert state.status == FAILED and state.error == "ValueError: tools.json: record 3: field 'name' is empty"
+
+
+def test_a_job_started_while_its_key_is_being_cancelled_waits_for_the_old_one():
+    jobs, release, order = Jobs(), threading.Event(), []
+
+    def slow(job):
+        order.append("old start")
+        release.wait(10)  # a call under way: it ignores cancel until it returns
+        order.append("old end")
+        job.report(0.5)
+
+    old = jobs.start("k", slow)
+    while not order:
+        threading.Event().wait(0.01)
+    old.cancel()
+    new = jobs.start("k", lambda job: order.append("new") or "fresh")
+    assert new is not old and new.state().status == RUNNING
+    assert not new.wait(0.2)  # still waiting for the old one
+    release.set()
+    assert new.result(timeout=10) == "fresh"
+    assert old.state().status == CANCELLED
+    assert order == ["old start", "old end", "new"]
+
+
+def test_only_the_newest_finished_jobs_are_kept():
+    jobs = Jobs(keep=2)
+    for i in range(5):
+        jobs.start(i, lambda job, i=i: i).wait(10)
+    jobs.start("last", lambda job: None).wait(10)
+    kept = [s.key for s in jobs.states()]
+    assert kept == [3, 4, "last"]  # pruned when "last" started: 2 finished kept besides it
+
+
+def test_progress_is_clamped_to_the_unit_interval():
+    jobs, gate = Jobs(), threading.Event()
+
+    def work(job):
+        job.report(7.0, "overshoot")
+        gate.wait(10)
+
+    job = jobs.start("k", work)
+    while job.state().label != "overshoot":
+        threading.Event().wait(0.01)
+    assert job.state().share == 1.0
+    gate.set()
+    job.wait(10)
