@@ -59,11 +59,18 @@ def session_job(ws, *, state_key: str, cancel_key: str, start: Callable[[], Job]
     try:
         result = follow(job)
     except JobCancelled:
+        cancelled_elsewhere()
         return None
     finally:
         cancel.empty()
     st.session_state[state_key] = None
     return result
+
+
+def cancelled_elsewhere() -> None:
+    """The job this page followed was cancelled by someone else (the Runs page, another session)."""
+    st.info("This work was cancelled from the Runs page or by another session following it. What had finished "
+            "is stored; run it again with the same settings to resume.")
 
 
 KINDS = {"engine": "Embedding a catalog", "projection": "Catalog map", "merge": "Merge run", "timeline": "Timeline run",
@@ -107,5 +114,16 @@ def jobs_panel(ws) -> None:
                                                                                      max_value=1.0)})
             st.caption("Shared by every session: a map or an embedding started on one page goes on when you leave "
                        "it, and the page shows it again when you come back.")
+            live = {repr(s.key): s for s in states if not s.over and not s.cancelling}
+            if live:
+                c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+                pick = c1.selectbox("Work under way", list(live), key="jobs_pick",
+                                    format_func=lambda k: " · ".join(filter(None, (*_describe(ws, live[k].key),
+                                                                                   live[k].label))))
+                if c2.button("Cancel it", key="jobs_cancel", icon=":material/stop_circle:",
+                             help="Stops it at its next progress report, for every session following it. Runs "
+                                  "keep what finished and resume when started again."):
+                    ws.jobs.cancel(live[pick].key)
+                    st.rerun()
 
     panel()

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components.cancel import cancel_button, cancelled_notice
-from components.jobs import follow
+from components.jobs import cancelled_elsewhere, follow
 from components.overlap_charts import silhouette_chart
 from components.text import md_escape
 from core.jobs import DONE, FAILED, RUNNING, JobCancelled
@@ -66,6 +66,7 @@ def merge_for_page(ws, version_id: int, config: MergeConfig, llm, *, cancel_key:
     try:
         return follow(job)
     except JobCancelled:
+        cancelled_elsewhere()
         return None
     finally:
         cancel.empty()

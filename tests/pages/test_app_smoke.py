@@ -262,3 +262,35 @@ def test_trials_page_runs_a_query_set_as_a_background_job(app):
     assert metrics["Queries"] == "3" and int(metrics["Trials"]) >= 3
     assert "trials_cancel" not in [b.key for b in app.button]
     assert app.session_state["trials_job"] is None and app.session_state["trials_set_last"]
+
+
+def test_runs_page_lists_background_work_and_cancels_it(app):
+    import threading
+
+    from components.session import _workspace
+    from core.jobs import CANCELLED
+    from core.settings import Settings
+    from storage.catalogs import get_version
+
+    ws = _workspace(Settings.from_env())  # the app's own workspace (process-wide resource)
+    version = get_version(ws.db, "demo")
+    release = threading.Event()
+
+    def work(job):
+        while not release.wait(0.02):
+            job.report(0.4, "Classifying candidate pairs: 4/10")
+
+    job = ws.jobs.start(("merge", version.id, "test"), work)
+    while not job.state().label:
+        threading.Event().wait(0.01)
+    try:
+        app.switch_page("pages/runs.py").run()
+        assert not app.exception, app.exception
+        assert any("Background work in this app: 1 under way" in e.label for e in app.expander)
+        pick = app.selectbox(key="jobs_pick")
+        assert "Merge run · demo v" in pick.options[0] and "4/10" in pick.options[0]
+        app.button(key="jobs_cancel").click().run()
+        assert not app.exception, app.exception
+        assert job.wait(10) and job.state().status == CANCELLED
+    finally:
+        release.set()
