@@ -142,6 +142,7 @@ def _visit_every_page(page, url: str, db_url: str) -> None:
     # 1. import through the real upload widget on the Catalog page
     open_page(page, url, "Catalog")
     page.get_by_label("Search the catalog").first.wait_for(timeout=180_000)  # the demo is embedded first
+    settle(page)  # the rest of that first run (statistics, charts) redraws the tabs: upload after it
     page.get_by_role("tab", name="Import / export").click()
     inputs = page.locator("[data-testid='stFileUploader'] input[type='file']")
     inputs.nth(0).set_input_files(str(TOOLS))
