@@ -11,6 +11,13 @@ from components.session import llm_config, workspace
 from components.text import md_escape
 from core.context import build_context
 from core.playground import lineage, members, memory_readout, outcome, trace_events
+from core.playground_runs import (
+    finish_playground_run,
+    list_playground_runs,
+    load_playground_run,
+    open_playground_run,
+    record_strategy,
+)
 from core.strategies.memory import ToolMemory
 from core.strategies.registry import make_strategy, strategy_names
 from storage.catalogs import list_query_sets, load_queries
@@ -75,27 +82,33 @@ keep_memory = m1.toggle("Session tool memory (FitText App. C.2)", key="play_memo
 held_slot, clear_slot = m1.empty(), m2.empty()  # filled after a run, so they reflect what that run stored
 
 cancelled_notice("play_cancel", "The playground run was",
-                 "Playground runs are not stored: the results below are from the last run that finished.")
+                 "The strategies that had answered are stored with the run (listed as stopped below).")
 if st.button("Run", type="primary", key="play_run", disabled=not (chosen and text.strip())):
-    results, readouts = {}, {}
     cancel = cancel_button("play_cancel")
-    with st.status("Running strategies…", expanded=True) as status:
-        for name in chosen:
-            st.write(f"{name}…")
-            params = overrides.get(name, {})
-            context = build_context(ws.db, engine, version.id, llm, seed=seed, strategy_params=params,
-                                    api_key=st.session_state.get("llm_api_key"))
-            memory = memories.setdefault((version.id, name), ToolMemory()) if keep_memory else context["memory"]
-            earlier = ToolMemory(list(memory.entries))
-            context["memory"] = memory
-            strategy = make_strategy(name, engine, context=context, **params)
-            results[name] = strategy.retrieve(text, k)
-            if keep_memory:
-                readouts[name] = memory_readout(results[name], earlier, memory)
-        status.update(label="Done", state="complete")
+    run_id = open_playground_run(ws.db, version.id, query=text, gold=gold, k=k, seed=seed,
+                                 strategies={name: overrides.get(name, {}) for name in chosen},
+                                 llm=llm.identity(), session_memory=keep_memory)
+    st.session_state["play_run_id"] = run_id
+    try:
+        with st.status("Running strategies…", expanded=True) as status:
+            for name in chosen:
+                st.write(f"{name}…")
+                params = overrides.get(name, {})
+                context = build_context(ws.db, engine, version.id, llm, seed=seed, strategy_params=params,
+                                        api_key=st.session_state.get("llm_api_key"))
+                memory = memories.setdefault((version.id, name), ToolMemory()) if keep_memory else context["memory"]
+                earlier = ToolMemory(list(memory.entries))
+                context["memory"] = memory
+                result = make_strategy(name, engine, context=context, **params).retrieve(text, k)
+                record_strategy(ws.db, run_id, name, result,
+                                memory_readout(result, earlier, memory) if keep_memory else None)
+            status.update(label="Done", state="complete")
+    except BaseException:
+        # Cancel, Stop or a failing strategy: keep the strategies that answered, marked as a stopped run
+        finish_playground_run(ws.db, run_id, status="stopped")
+        raise
+    finish_playground_run(ws.db, run_id)
     cancel.empty()
-    st.session_state["play_results"] = {"query": text, "gold": gold, "k": k, "version": version.id,
-                                        "results": results, "memory": readouts}
 
 held = {name: len(mem.entries) for (vid, name), mem in memories.items() if vid == version.id}
 if keep_memory:
@@ -104,9 +117,24 @@ if clear_slot.button("Clear memory", key="play_clear_memory", disabled=not held)
     memories.clear()
     st.rerun()
 
-state = st.session_state.get("play_results")
-if state and state["version"] == version.id:
-    results, gold, k = state["results"], state["gold"], state["k"]
+stored = list_playground_runs(ws.db, version.id)
+shown = None
+if stored:
+    ids = [r.id for r in stored]
+    mine = st.session_state.get("play_run_id")
+    by_id = {r.id: r for r in stored}
+    # no key: a new run changes the options, and the choice then moves to it
+    pick = st.selectbox(
+        "Stored run", ids, index=ids.index(mine) if mine in ids else 0,
+        format_func=lambda i: f"#{i} · {by_id[i].created_at:%Y-%m-%d %H:%M} · {by_id[i].strategy.replace(',', ', ')}"
+                              f" · {by_id[i].config.get('query', '')[:70]}" + (
+                                  f" · {by_id[i].status}" if by_id[i].status != "done" else ""),
+        help="Every run is stored with its traces; pick an earlier one to see it again.")
+    shown = load_playground_run(ws.db, pick)
+if shown is not None and shown.results:
+    results, gold, k = dict(shown.results), shown.gold, shown.k
+    if shown.query != text:
+        st.caption(f"Query of this run: {md_escape(shown.query[:300])}")
     by_key = {t.key: t for t in engine.tools}
     rows = [outcome(name, res, gold, k) for name, res in results.items()]
     st.subheader("Outcome")
@@ -134,7 +162,7 @@ if state and state["version"] == version.id:
     for name, tab in zip(results, st.tabs(list(results)), strict=True):
         res = results[name]
         with tab:
-            readout = state.get("memory", {}).get(name)
+            readout = shown.memory.get(name)
             if readout is not None:
                 st.caption(f"Session memory: {readout.entries_before} entries before this run, "
                            f"{readout.entries_after} after; {len(readout.repeated)} of this run's descriptions "
@@ -178,5 +206,7 @@ if state and state["version"] == version.id:
                         "id": c["call_id"], "role": c["role"], "ok": c["ok"], "error": c["error"],
                         "prompt": ledger[c["call_id"]].prompt[:400] if c["call_id"] in ledger else "",
                         "answer": str(c["output"])[:400]} for c in calls]), hide_index=True, width="stretch")
-elif not state:
+elif shown is None:
     st.info(f"Pick a query and strategies, then **Run**. Query: {md_escape(text[:200])}")
+else:
+    st.info("This run was stopped before any strategy answered.")

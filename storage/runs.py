@@ -136,9 +136,19 @@ def finish_run(engine: Engine, run_id: int, metrics: Mapping[str, Any], *, statu
         return _info(run)
 
 
-def list_runs(engine: Engine, *, kind: str | None = None, limit: int = 200) -> tuple[RunInfo, ...]:
+def list_runs(engine: Engine, *, kind: str | None = None, version_id: int | None = None,
+              limit: int = 200) -> tuple[RunInfo, ...]:
+    """Newest first."""
     with Session(engine) as session:
         stmt = select(Run).order_by(col(Run.id).desc()).limit(limit)
         if kind:
             stmt = stmt.where(Run.kind == kind)
+        if version_id is not None:
+            stmt = stmt.where(Run.version_id == version_id)
         return tuple(_info(r) for r in session.exec(stmt).all())
+
+
+def get_run(engine: Engine, run_id: int) -> RunInfo | None:
+    with Session(engine) as session:
+        run = session.get(Run, run_id)
+        return None if run is None else _info(run)

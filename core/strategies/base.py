@@ -29,6 +29,13 @@ class RetrievalResult:
             "seconds": round(self.seconds, 6),
         }
 
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> RetrievalResult:
+        """The inverse of :meth:`to_json` (scores and seconds as rounded there)."""
+        trace = tuple(TraceEvent(e["kind"], {k: v for k, v in e.items() if k != "kind"}) for e in d.get("trace", ()))
+        return RetrievalResult(tuple(d["keys"]), tuple(float(s) for s in d["scores"]), trace,
+                               float(d.get("seconds", 0.0)))
+
 
 class Strategy(Protocol):
     name: str

@@ -81,6 +81,21 @@ def test_playground_runs_strategies(app):
     assert len(app.get("plotly_chart")) >= 3  # population animations, votes, fitness
 
 
+def test_playground_runs_are_stored_and_an_earlier_one_can_be_reopened(app):
+    app.switch_page("pages/playground.py").run()
+    app.multiselect(key="play_strategies").set_value(["query", "scattershot"]).run()
+    app.button(key="play_run").click().run()
+    app.multiselect(key="play_strategies").set_value(["memetic"]).run()
+    app.button(key="play_run").click().run()
+    assert not app.exception, app.exception
+    stored = next(s for s in app.selectbox if s.label == "Stored run")
+    assert len(stored.options) == 2 and "memetic" in stored.options[0]  # the newest, shown
+    assert list(app.dataframe[0].value["strategy"]) == ["memetic"]
+    stored.set_value(stored.options[1]).run()  # the first run, read back from the store
+    assert not app.exception, app.exception
+    assert list(app.dataframe[0].value["strategy"]) == ["query", "scattershot"]
+
+
 def test_playground_session_memory_carries_over_between_runs(app):
     app.switch_page("pages/playground.py").run()
     app.multiselect(key="play_strategies").set_value(["memetic"]).run()
