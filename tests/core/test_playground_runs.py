@@ -14,6 +14,8 @@ from core.strategies.base import RetrievalResult, TraceEvent
 from core.workspace import Workspace
 from storage import runs
 
+pytestmark = pytest.mark.pg  # a run kind of its own: also checked on PostgreSQL
+
 
 @pytest.fixture
 def version(db, hashing_embedder, tiny_tools):
