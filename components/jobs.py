@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from components.cancel import cancel_button
-from core.jobs import Job, JobCancelled
+from core.jobs import DONE, Job, JobCancelled
 
 POLL_SECONDS = 0.25
 
@@ -31,6 +31,15 @@ def follow(job: Job, text: str | None = None) -> Any:
             bar.progress(state.share, text=f"{label} · {state.seconds:.0f} s")
         bar.empty()
     return job.result()
+
+
+def job_result(ws, key: Any, work: Callable[[Job], Any], *, label: str) -> Any:
+    """What the work under ``key`` returns: a finished job's kept result when there is one (shared by sessions,
+    no recomputation on reruns), else that work as a job (started, or joined if under way) followed to its end."""
+    job = ws.jobs.get(key)
+    if job is None or not job.over or job.state().status != DONE:
+        job = ws.jobs.start(key, work, label=label)
+    return follow(job)
 
 
 def session_job(ws, *, state_key: str, cancel_key: str, start: Callable[[], Job] | None = None) -> Any:
@@ -73,8 +82,8 @@ def cancelled_elsewhere() -> None:
             "is stored; run it again with the same settings to resume.")
 
 
-KINDS = {"engine": "Embedding a catalog", "projection": "Catalog map", "merge": "Merge run", "timeline": "Timeline run",
-         "trials": "Trial run"}
+KINDS = {"engine": "Embedding a catalog", "projection": "Catalog map", "sweep": "Merge threshold sweep",
+         "merge": "Merge run", "timeline": "Timeline run", "trials": "Trial run"}
 
 
 def _describe(ws, key: Any) -> tuple[str, str]:

@@ -6,6 +6,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from components.jobs import job_result
 from components.merge_view import (
     merge_for_page,
     preferred_query_set,
@@ -39,12 +40,10 @@ with st.sidebar:
     st.caption(f"Judge: **{'offline rules (not an LLM)' if llm.kind == 'offline' else md_escape(llm.model or '')}**")
 config = MergeConfig(threshold=threshold, autocorrect=autocorrect)
 
-sweep_key = f"sweep_{version.id}"
-if sweep_key not in st.session_state:
-    with st.spinner(f"Counting candidate pairs and clusters at each threshold over {len(engine.tools):,} tools…"):
-        st.session_state[sweep_key] = threshold_sweep(engine.vectors)
+sweep = job_result(ws, ("sweep", version.id, ws.vector_space), lambda job: threshold_sweep(engine.vectors),
+                   label=f"Counting candidate pairs and clusters at each threshold over {len(engine.tools):,} tools…")
 with st.expander("Threshold sweep", expanded=False):
-    st.plotly_chart(sweep_chart(st.session_state[sweep_key], threshold), width="stretch", key="merge_sweep")
+    st.plotly_chart(sweep_chart(sweep, threshold), width="stretch", key="merge_sweep")
 
 run = merge_for_page(ws, version.id, config, llm, cancel_key="merge_cancel", run_key="merge_run",
                      api_key=st.session_state.get("llm_api_key"))
