@@ -22,6 +22,7 @@ from core.models import Tool
 MIN_WORDS = 6  # fewer words than this cannot say what a tool does, takes and returns
 GENERIC_NAMES = frozenset({"tool", "run", "do", "api", "call", "execute", "func", "function", "action", "process",
                            "handler", "main", "test"})
+_FILLER = frozenset({"a", "an", "the", "of", "to", "for", "and"})
 _WORD = re.compile(r"[A-Za-z][a-z]*|[0-9]+")
 _PARAM_LINE = re.compile(r"^- (?P<name>\S+) \((?P<type>[^,)]*), (?P<req>required|optional)\)(?:: (?P<desc>.*))?$")
 
@@ -82,13 +83,18 @@ def issues_of_doc(doc: str) -> list[str]:
         found.append("no description")
     elif len(desc_words) < MIN_WORDS:
         found.append(f"description is very short ({len(desc_words)} words)")
-    if desc_words and set(desc_words) <= name_words | {"a", "an", "the", "of", "to", "for", "and"}:
+    if desc_words and set(desc_words) <= name_words | _FILLER:
         found.append("description only restates the name")
     if not name_words or name_words <= GENERIC_NAMES or len(name.strip()) < 3:
         found.append("the name says little about what the tool does")
     undescribed = [p for p, _t, _r, d in params if not d]
     if undescribed:
         found.append(f"{len(undescribed)} of {len(params)} parameters have no description ({_listed(undescribed)})")
+    # "title: Title." tells an agent nothing the name did not: it still has to guess the format and meaning
+    echoed = [p for p, _t, _r, d in params if d and set(words(d)) <= set(words(p)) | _FILLER]
+    if echoed:
+        found.append(f"{len(echoed)} of {len(params)} parameter descriptions only restate the name "
+                     f"({_listed(echoed)})")
     untyped = [p for p, t, _r, _d in params if not t]
     if untyped:
         found.append(f"parameters without a type ({_listed(untyped)})")

@@ -42,6 +42,17 @@ def test_rules_by_hand():
     assert score_of([]) == 5 and score_of(["a", "b", "c", "d", "e", "f"]) == 1
 
 
+def test_parameter_descriptions_that_only_restate_the_name_are_flagged():
+    echo = Tool("create_note", "create_note", "Create a note in the user's notebook with a title and a body.",
+                {"type": "object", "properties": {
+                    "title": {"type": "string", "description": "Title."},
+                    "body_text": {"type": "string", "description": "The body text"},
+                    "tag": {"type": "string", "description": "a tag such as work or home"}}})
+    assert rate_by_rules(echo).issues == ("2 of 3 parameter descriptions only restate the name (title, body_text)",)
+    assert rate_by_rules(echo).score == 4
+    assert rate_by_rules(GOOD).issues == ()  # "how much money" for amount says more than the name
+
+
 def test_the_offline_role_applies_the_same_rules_and_is_recorded():
     ledger = MemoryLedger()
     ops = OfflineOperators(CatalogVocabulary.from_texts([]), ledger=ledger)
