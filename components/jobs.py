@@ -18,11 +18,11 @@ from core.jobs import DONE, Job, JobCancelled
 POLL_SECONDS = 0.25
 
 
-def follow(job: Job, text: str | None = None) -> Any:
+def follow(job: Job) -> Any:
     """Show the job's progress until it is over, then its result (its exception is raised here)."""
     if not job.over:
         state = job.state()
-        bar = st.progress(state.share, text=text or state.label)
+        bar = st.progress(state.share, text=state.label)
         while not job.wait(POLL_SECONDS):
             # Updated on every poll, changed or not: an element update is where Streamlit acts on a click
             # (rerun or stop), so a long silent phase of the work never delays the page's response.
