@@ -282,7 +282,10 @@ def check_writes(db_url: str, writes: list[tuple[int, str]]) -> tuple[int, list[
 
 
 def scan_log(log_path: Path) -> list[str]:
-    text = log_path.read_text(errors="replace")
+    """Lock errors and tracebacks the server logged while it served the sessions. What it logs after it was
+    told to stop ("Stopping...") is left out: Starlette may then raise while closing a websocket that the
+    browser is closing at the same moment, which no user sees."""
+    text = log_path.read_text(errors="replace").split("\n  Stopping...", 1)[0]
     return [ln.strip() for ln in text.splitlines()
             if "database is locked" in ln.lower() or "Traceback" in ln or "OperationalError" in ln]
 
