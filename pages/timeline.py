@@ -72,7 +72,10 @@ with st.sidebar:
     st.divider()
     st.subheader("New timeline")
     can_walk = len(info.versions) >= 2
-    source = st.radio("Toolset sequence", [VERSIONS, MARKOV], index=0 if can_walk else 1, key="timeline_source",
+    # One choice per catalog: a key shared by all catalogs carried "Catalog versions" over from the demo to a
+    # one-version catalog, where it cannot run (and clicks on the other option were lost to the redraw).
+    source = st.radio("Toolset sequence", [VERSIONS, MARKOV], index=0 if can_walk else 1,
+                      key=f"timeline_source_{info.name}",
                       help="Walk the stored versions in order, or simulate additions and removals over the "
                            "chosen version's tools (CONTDA App. B.2).")
     if source == VERSIONS and not can_walk:

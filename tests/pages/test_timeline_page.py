@@ -96,3 +96,19 @@ def test_run_timeline_runs_as_a_background_job_and_shows_its_run(db_url):
     assert at.session_state["timeline_job"] is None  # the finished job was handed over, then forgotten
     frame = next(d.value for d in at.dataframe if "AvgPerf (%)" in d.value.columns)
     assert list(frame["method"]) == ["Original docs"]
+
+
+def test_a_one_version_catalog_opens_on_the_markov_simulation(db_url):
+    from core.settings import Settings, build_workspace
+    from storage.catalogs import get_version, load_tools
+
+    ws = build_workspace(Settings(db_url=db_url))
+    ws.ensure_demo()
+    ws.import_tools("solo", load_tools(ws.db, get_version(ws.db, "demo").id)[:12])
+    at = _timeline(AppTest.from_file(APP, default_timeout=180))
+    assert at.radio(key="timeline_source_demo").value == "Catalog versions"  # five versions: walk them
+    at.selectbox(key="timeline_name").set_value("solo").run()
+    assert not at.exception, at.exception
+    # the demo's choice does not follow to a catalog with one version, where it could not run
+    assert at.radio(key="timeline_source_solo").value == "Markov simulation"
+    assert not [w.value for w in at.warning if "one stored version" in w.value]
