@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from components.cancel import cancel_button
-from core.jobs import DONE, Job, JobCancelled
+from core.jobs import Job, JobCancelled
 
 POLL_SECONDS = 0.25
 
@@ -36,10 +36,7 @@ def follow(job: Job) -> Any:
 def job_result(ws, key: Any, work: Callable[[Job], Any], *, label: str) -> Any:
     """What the work under ``key`` returns: a finished job's kept result when there is one (shared by sessions,
     no recomputation on reruns), else that work as a job (started, or joined if under way) followed to its end."""
-    job = ws.jobs.get(key)
-    if job is None or not job.over or job.state().status != DONE:
-        job = ws.jobs.start(key, work, label=label)
-    return follow(job)
+    return follow(ws.jobs.done(key) or ws.jobs.start(key, work, label=label))
 
 
 def session_job(ws, *, state_key: str, cancel_key: str, start: Callable[[], Job] | None = None) -> Any:
@@ -111,9 +108,11 @@ def jobs_panel(ws) -> None:
         under_way = sum(not s.over for s in states)
         with st.expander(f"Background work in this app: {under_way} under way, {len(states) - under_way} finished",
                          expanded=under_way > 0):
+            # one store read per job and refresh, shared by the table and the picker below
+            described = {repr(s.key): _describe(ws, s.key) for s in states}
             rows = []
             for s in states:
-                what, where = _describe(ws, s.key)
+                what, where = described[repr(s.key)]
                 rows.append({"work": what, "catalog": where,
                              "status": "stopping" if s.cancelling and not s.over else s.status,
                              "progress": s.share, "now": s.label, "seconds": round(s.seconds, 1),
@@ -127,8 +126,7 @@ def jobs_panel(ws) -> None:
             if live:
                 c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
                 pick = c1.selectbox("Work under way", list(live), key="jobs_pick",
-                                    format_func=lambda k: " · ".join(filter(None, (*_describe(ws, live[k].key),
-                                                                                   live[k].label))))
+                                    format_func=lambda k: " · ".join(filter(None, (*described[k], live[k].label))))
                 if c2.button("Cancel it", key="jobs_cancel", icon=":material/stop_circle:",
                              help="Stops it at its next progress report, for every session following it. Runs "
                                   "keep what finished and resume when started again."):

@@ -30,8 +30,8 @@ def finished_run(ws, version_id: int, config: MergeConfig, llm) -> bool:
 def finished_merge(ws, version_id: int, config: MergeConfig, llm) -> MergeRun | None:
     """The finished merge run these settings name, else ``None``. Rebuilt from the store once per process (a
     job; its result is reused while the job is kept), not on every rerun of the page that shows it."""
-    job = ws.jobs.get(merge_job_key(ws, version_id, config, llm))
-    if job is not None and job.over and job.state().status == DONE:
+    job = ws.jobs.done(merge_job_key(ws, version_id, config, llm))
+    if job is not None:
         return job.result()
     if not finished_run(ws, version_id, config, llm):
         return None

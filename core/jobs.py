@@ -158,6 +158,11 @@ class Jobs:
         with self._lock:
             return self._jobs.get(key)
 
+    def done(self, key: Hashable) -> Job | None:
+        """The kept job under this key if it finished successfully (its result is there to reuse), else None."""
+        job = self.get(key)
+        return job if job is not None and job.over and job.state().status == DONE else None
+
     def running(self, key: Hashable) -> Job | None:
         """The job under this key if it is still running (cancelling included), else None."""
         job = self.get(key)

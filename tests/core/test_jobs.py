@@ -38,9 +38,10 @@ def test_starting_a_running_key_joins_it_instead_of_running_twice():
     other = jobs.start("other", lambda job: "x")
     assert second is first and other is not first
     assert jobs.running("k") is first
+    assert jobs.done("k") is None  # still running: nothing to reuse yet
     gate.set()
     assert first.result(timeout=10) == 1 and other.result(timeout=10) == "x"
-    assert calls == [1]
+    assert calls == [1] and jobs.done("k") is first
     # once over, the same key starts afresh
     again = jobs.start("k", work)
     assert again is not first and again.result(timeout=10) == 2
@@ -79,6 +80,7 @@ def test_a_failing_job_keeps_its_error_for_the_reader():
         job.result(timeout=10)
     state = job.state()
     assert state.status == FAILED and state.error == "ValueError: tools.json: record 3: field 'name' is empty"
+    assert jobs.done("k") is None  # a failed job is not a result to reuse
 
 
 def test_a_job_started_while_its_key_is_being_cancelled_waits_for_the_old_one():
