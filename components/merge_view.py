@@ -55,12 +55,10 @@ def merge_for_page(ws, version_id: int, config: MergeConfig, llm, *, cancel_key:
         if not finished_run(ws, version_id, config, llm):
             if status == FAILED:
                 st.error(f"The last merge run with these settings failed: {job.state().error}")
-            slot = st.empty()  # the button goes once pressed: the run then shows its progress, then its result
-            if not slot.button("Run merge", type="primary", key=run_key):
+            if not st.button("Run merge", type="primary", key=run_key):
                 st.info("No finished merge run for these settings yet. **Run merge** starts one; it is stored as it "
                         "goes, keeps running if you leave the page, and resumes if interrupted.")
                 return None
-            slot.empty()
         job = start_merge(ws, version_id, config, llm, api_key=api_key)
     if job.over:
         return job.result()
