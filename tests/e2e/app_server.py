@@ -28,14 +28,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(db_url: str, log_path: Path, *, timeout: float = 90.0) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` on ``db_url``; returns the process and its URL once it answers its health
-    check. Raises RuntimeError (with the log's tail) when it exits early or never becomes healthy."""
+def start_app(db_url: str, log_path: Path, *, timeout: float = 90.0,
+              options: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on ``db_url`` (plus Streamlit command-line ``options``, which override
+    .streamlit/config.toml); returns the process and its URL once it answers its health check. Raises
+    RuntimeError (with the log's tail) when it exits early or never becomes healthy."""
     port = free_port()
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the server
     proc = subprocess.Popen(
         [sys.executable, "-c", _BOOT, "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         *options],
         cwd=REPO, env={**os.environ, "TOOLATLAS_DB_URL": db_url}, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
