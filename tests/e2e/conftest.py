@@ -52,6 +52,9 @@ def browser():
 @pytest.fixture
 def page(browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    # CI ran the whole suite 1.7x slower than a quiet machine here (920 s against 543 s): Playwright's 30 s
+    # default per action leaves too little room on a busy machine for a slow step that is not a stuck one.
+    ctx.set_default_timeout(60_000)
     pg = ctx.new_page()
     dialogs: list[str] = []
     pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
