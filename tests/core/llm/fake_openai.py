@@ -116,7 +116,16 @@ class FakeOpenAI:
             def log_message(self, *args):
                 pass
 
+            def _release(self) -> None:
+                if getattr(self, "_counted", False):
+                    self._counted = False
+                    with fake._lock:
+                        fake.in_flight -= 1
+
             def _send(self, code: int, body: bytes, headers: dict | None = None) -> None:
+                # Out of flight before the first byte goes out: the client may read the answer and send its
+                # next request before this thread runs again, which would count one request twice.
+                self._release()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -138,13 +147,13 @@ class FakeOpenAI:
                                       "t": time.monotonic()})
                     fake.in_flight += 1
                     fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                self._counted = True
                 try:
                     if fake.delay:
                         time.sleep(fake.delay)
                     self._answer(body, fake._next(body))
                 finally:
-                    with fake._lock:
-                        fake.in_flight -= 1
+                    self._release()
 
             def _answer(self, body: dict, step: tuple) -> None:
                 kind = step[0]
