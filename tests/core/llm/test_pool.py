@@ -31,9 +31,8 @@ def test_runs_in_parallel_up_to_the_bound():
         with lock:
             active -= 1
 
-    start = time.perf_counter()
     map_concurrent(fn, range(8), max_workers=4)
-    assert peak == 4 and time.perf_counter() - start < 0.35  # 8 × 0.05 s in sequence is 0.4 s
+    assert peak == 4  # four at once, never more: what a wall-clock bound would only suggest
 
 
 def test_small_inputs_and_validation():
