@@ -37,8 +37,17 @@ def test_every_page_renders_without_an_error(app_url, page, path, title):
     settle(page)
     errors = page.locator('[data-testid="stException"]')
     assert errors.count() == 0, errors.first.inner_text()
+    assert page.get_by_text("Page not found").count() == 0  # Streamlit's own modal for an unknown path
+    assert page.url.endswith(f"/{path}")
     assert screenshot(page, f"page_{path}").stat().st_size > 10_000
     assert page.dialogs == []
+
+
+def test_the_root_opens_the_catalog_at_its_own_address(app_url, page):
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.get_by_label("Search the catalog").first.wait_for(timeout=180_000)
+    settle(page)
+    assert page.url.endswith("/catalog") and page.get_by_text("Page not found").count() == 0
 
 
 def test_overlap_map_lasso_selection_fills_the_table(app_url, page):
