@@ -170,6 +170,9 @@ def _visit_every_page(page, url: str, db_url: str) -> None:
     # 2. Catalog: search + tool cards (each search puts another payload tool on top), statistics
     open_page(page, "", "Catalog")
     pick_hostile(page)
+    # Still on the Catalog page, so the tabs may keep Import / export open (whether a rerun redraws them
+    # depends on timing): choose Search, as a user would.
+    page.get_by_role("tab", name="Search", exact=True).click()
     page.get_by_label("Search the catalog").first.wait_for(timeout=120_000)
     queries = ["send an email to a recipient with a subject", "convert money from one currency to another",
                "FX click me anchor", "evaluate an arithmetic expression math link",
