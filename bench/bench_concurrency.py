@@ -20,7 +20,6 @@ import asyncio
 import hashlib
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -35,10 +34,6 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
 SEARCHES = ["convert 100 US dollars into euros", "weather forecast for Lisbon tomorrow", "send an email",
             "how far is it from Paris to Berlin", "translate hello into Spanish", "book a flight",
             "what time is it in Tokyo", "find a recipe with chicken"]
@@ -95,7 +90,7 @@ class Stats:
     loops: int = 0
 
 
-from tests.e2e.app_server import start_app, stop_app  # noqa: E402 - after the sys.path set-up
+from tests.e2e.app_server import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402 - after the sys.path set-up
 
 
 async def _now(page) -> float:

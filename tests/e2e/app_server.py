@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -12,6 +13,13 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+
+# Debian's Chromium, headless, with nothing that reaches for the network on its own (closed here).
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+]
 
 # `python -m streamlit`, plus a faulthandler on SIGUSR1: a browser test that times out asks the server for
 # every thread's stack (app_report), so a CI log says where the app was stuck, not only what was missing.

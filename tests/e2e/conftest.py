@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.app_server import REPO, RUNNING, app_report, free_port, start_app, stop_app  # noqa: F401 - re-exported
+from tests.e2e.app_server import (  # noqa: F401 - re-exported
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    REPO,
+    RUNNING,
+    app_report,
+    free_port,
+    start_app,
+    stop_app,
+)
 
 ARTIFACTS = REPO / "tests" / "artifacts"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-]
 
 
 def _need_browser():
