@@ -3,12 +3,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian's Chromium drives the browser tests (Playwright cannot download browsers here).
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian's Chromium drives the browser tests (Playwright cannot download browsers here); Debian's bubblewrap
+# is the Python sandbox's outer wall (its attack tests run with and without it).
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "chromium not found and not root: browser tests will be skipped" >&2
+    echo "${missing[*]} not found and not root: browser tests (chromium) or the sandbox's bubblewrap runs (bubblewrap) will be skipped" >&2
   fi
 fi
 

@@ -40,6 +40,9 @@ class ExecutionResult:
     error_kind: str | None = None
     seconds: float = 0.0
     executor: str = ""
+    # How the call was isolated, for executors that isolate (the Python sandbox: e.g.
+    # "bubblewrap+landlock+seccomp+audit"); empty otherwise.
+    isolation: str = ""
 
     def __post_init__(self) -> None:
         if self.ok and (self.error is not None or self.error_kind is not None):
@@ -51,12 +54,13 @@ class ExecutionResult:
             )
 
     @staticmethod
-    def failure(kind: str, message: str, *, seconds: float = 0.0, executor: str = "") -> ExecutionResult:
-        return ExecutionResult(False, None, message, kind, seconds, executor)
+    def failure(kind: str, message: str, *, seconds: float = 0.0, executor: str = "",
+                isolation: str = "") -> ExecutionResult:
+        return ExecutionResult(False, None, message, kind, seconds, executor, isolation)
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "data": self.data, "error": self.error, "error_kind": self.error_kind,
-                "seconds": round(self.seconds, 4), "executor": self.executor}
+                "seconds": round(self.seconds, 4), "executor": self.executor, "isolation": self.isolation}
 
 
 @runtime_checkable

@@ -105,8 +105,10 @@ def run_trial(query: str, tool: Tool, rank: int, router: Router | None, ops: Tri
                               NOT_EXECUTED, "not executed: no executor", "")
         return Trial(tool.key, tool.name, rank, NOT_EXECUTED, "no executor can reach this tool", tuple(steps))
     result: ExecutionResult = executor.call(tool, plan.arguments, timeout=config.timeout)
-    steps.append(Step("execute", "ok" if result.ok else "failed",
-                      {"executor": executor.name, "tool": tool.name, "arguments": plan_out["arguments"]},
+    call_in = {"executor": executor.name, "tool": tool.name, "arguments": plan_out["arguments"]}
+    if result.isolation:  # which isolation held for this call (the sandbox says; MCP and HTTP calls carry none)
+        call_in["isolation"] = result.isolation
+    steps.append(Step("execute", "ok" if result.ok else "failed", call_in,
                       json_safe(result.data) if result.ok else {"error": result.error, "kind": result.error_kind},
                       result.seconds))
     outcome, reason = classify(result.ok, result.data, result.error_kind, result.error)

@@ -208,12 +208,21 @@ def test_inline_source_and_catalog_entry(tools_file):
     inline = SandboxExecutor({"sq": PythonFunction.from_source("def sq(x):\n    return x * x\n", "sq")})
     assert inline.call(tool("sq"), {"x": 7}).data == 49
     catalog = SandboxExecutor()
-    by_path = tool("t1", python={"path": str(tools_file), "function": "add"})
     by_source = tool("t2", python={"source": "def f(s):\n    return s.upper()\n", "function": "f"})
-    assert catalog.covers(by_path) and catalog.covers(by_source)
+    assert catalog.covers(by_source)
     assert not catalog.covers(tool("t3", python={"function": "f"}))
-    assert catalog.call(by_path, {"a": "x", "b": "y"}).data == "xy"
     assert catalog.call(by_source, {"s": "abc"}).data == "ABC"
+    # catalog data is untrusted: it may not point the sandbox at a file, not even the operator's own
+    by_path = tool("t1", python={"path": str(tools_file), "function": "add"})
+    assert not catalog.covers(by_path)
+    assert catalog.call(by_path, {"a": "x", "b": "y"}).error_kind == "not_found"
+    with pytest.raises(ValueError, match="may not name a file"):
+        PythonFunction.from_extra({"path": "/etc/passwd", "function": "read"})
+    with pytest.raises(ValueError, match="may not name a file"):
+        PythonFunction.from_extra({"path": "/etc/passwd", "source": "def read(): pass", "function": "read"})
+    # the operator's own functions mapping still takes files
+    operator = SandboxExecutor({"t1": PythonFunction.from_file(tools_file, "add")})
+    assert operator.call(tool("t1"), {"a": "x", "b": "y"}).data == "xy"
 
 
 def test_coroutine_function_is_awaited(sandbox):
