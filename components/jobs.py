@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from components.cancel import cancel_button
+from components.text import md_escape
 from core.jobs import Job, JobCancelled
 
 POLL_SECONDS = 0.25
@@ -22,13 +23,14 @@ def follow(job: Job) -> Any:
     """Show the job's progress until it is over, then its result (its exception is raised here)."""
     if not job.over:
         state = job.state()
-        bar = st.progress(state.share, text=state.label)
+        # Labels carry catalog text (query ids, tool names) and st.progress renders markdown: escape them.
+        bar = st.progress(state.share, text=md_escape(state.label, 300))
         while not job.wait(POLL_SECONDS):
             # Updated on every poll, changed or not: an element update is where Streamlit acts on a click
             # (rerun or stop), so a long silent phase of the work never delays the page's response.
             state = job.state()
             label = "Stopping…" if state.cancelling else state.label
-            bar.progress(state.share, text=f"{label} · {state.seconds:.0f} s")
+            bar.progress(state.share, text=f"{md_escape(label, 300)} · {state.seconds:.0f} s")
         bar.empty()
     return job.result()
 

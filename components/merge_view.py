@@ -54,7 +54,7 @@ def merge_for_page(ws, version_id: int, config: MergeConfig, llm, *, cancel_key:
     if job is None or job.cancelling or status not in (RUNNING, DONE):
         if not finished_run(ws, version_id, config, llm):
             if status == FAILED:
-                st.error(f"The last merge run with these settings failed: {job.state().error}")
+                st.error(f"The last merge run with these settings failed: {md_escape(job.state().error or '', 1500)}")
             if not st.button("Run merge", type="primary", key=run_key):
                 st.info("No finished merge run for these settings yet. **Run merge** starts one; it is stored as it "
                         "goes, keeps running if you leave the page, and resumes if interrupted.")

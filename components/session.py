@@ -1,10 +1,19 @@
-"""Process-wide resources for the app: the workspace built from settings, the demo catalog."""
+"""Process-wide resources for the app: the workspace built from settings, the demo catalog; and this
+browser session's choices (LLM backend, key, tool text), which never leave the session."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from core.settings import Settings, build_workspace
+from core.settings import (
+    LLMChoice,
+    ServerEndpoint,
+    Settings,
+    allowed_overrides,
+    api_key_for,
+    build_workspace,
+)
+from core.settings import operator_mode as _operator_mode
 from core.workspace import Workspace
 
 
@@ -23,9 +32,15 @@ def ensure_router() -> None:
             st.rerun()
 
 
+def operator_mode() -> bool:
+    """Whether this server lets its visitors change the server's settings (``TOOLATLAS_OPERATOR=1``)."""
+    return _operator_mode()
+
+
 def current_settings() -> Settings:
-    """Settings from the environment, with this browser session's overrides from the Settings page."""
-    overrides = st.session_state.get("settings_overrides", {})
+    """Settings from the environment, with this browser session's overrides from the Settings page
+    (only the visitor's own ones, such as the tool text, unless the server runs in operator mode)."""
+    overrides = allowed_overrides(st.session_state.get("settings_overrides", {}), operator=operator_mode())
     return Settings.from_env().with_overrides(**overrides)
 
 
@@ -47,3 +62,32 @@ def llm_config():
 
     chosen = st.session_state.get("llm_config")
     return chosen if chosen is not None else LLMConfig()
+
+
+def _secret_key() -> str | None:
+    try:
+        return str(st.secrets.get("OPENAI_API_KEY", "")) or None
+    except Exception:  # noqa: BLE001 - no secrets file is the normal case
+        return None
+
+
+def server_endpoint() -> ServerEndpoint | None:
+    """The operator's default LLM endpoint (environment, key from OPENAI_API_KEY or secrets.toml), or None.
+    Its key must never be shown: pages show ``has_key`` only."""
+    return ServerEndpoint.from_env(secret_key=_secret_key())
+
+
+def use_llm(config, *, server: bool = False, api_key: str | None = None) -> None:
+    """Make ``config`` this session's LLM backend: the server's endpoint (``server``; its key stays on the
+    server) or the visitor's own, with the key they typed (None: no key)."""
+    st.session_state["llm_config"] = config
+    st.session_state["llm_endpoint"] = "server" if server else "visitor"
+    st.session_state["llm_api_key"] = None if server else (api_key or None)
+
+
+def llm_api_key() -> str | None:
+    """The key for this session's LLM requests: the server's only for the server's own endpoint, else the
+    one the visitor typed, else None. Pass it as ``api_key``; never show it."""
+    choice = LLMChoice(llm_config(), server_endpoint=st.session_state.get("llm_endpoint") == "server",
+                       api_key=st.session_state.get("llm_api_key"))
+    return api_key_for(choice, server_endpoint())

@@ -126,6 +126,7 @@ def _report_import(report, args, skipped: tuple[str, ...] | None = None) -> int:
     }
     if skipped is not None:
         out["skipped"] = list(skipped)
+    out["dropped_launch_fields"] = [{"tool": d.tool, "field": d.field} for d in report.dropped]
     if args.json:
         print(json.dumps(out))
         return 0
@@ -133,6 +134,8 @@ def _report_import(report, args, skipped: tuple[str, ...] | None = None) -> int:
         " (unchanged)" if report.reused else "", **out))
     for line in skipped or ():
         print(f"  left out: {line}")
+    if report.dropped:
+        print(f"  {report.dropped_summary}")
     return 0
 
 

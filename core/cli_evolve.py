@@ -59,11 +59,12 @@ def cmd_evolve(args) -> int:
                          config=config)
     router = None
     if args.execute:
-        from core.execution.setup import build_router
+        from core.cli_trials import announce_plan
+        from core.execution.setup import build_router, plan_executors
 
-        # every tool any step can hold, so MCP servers recorded on older versions are reachable too
-        router = build_router(list(ws.every_tool(args.name).values()), demo=args.name == "demo",
-                              mcp=[args.mcp] if args.mcp else [])
+        plan = plan_executors(ws.mcp_servers(args.name), demo=args.name == "demo", mcp=[args.mcp] if args.mcp else [])
+        announce_plan(plan)
+        router = build_router(plan)
 
     def progress(share: float, label: str) -> None:
         sys.stderr.write(f"\revolve: {100 * share:5.1f}% {label:<60}")

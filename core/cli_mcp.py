@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 from pathlib import Path
 
 
@@ -32,6 +33,7 @@ def _default_name(command: list[str]) -> str:
 def cmd_import_mcp(args) -> int:
     from core.cli import _workspace
     from core.importers.mcp_live import load_mcp_server
+    from core.models import McpServer
 
     command = list(args.server_command)
     if command and command[0] == "--":
@@ -42,8 +44,10 @@ def cmd_import_mcp(args) -> int:
     name = args.name or _default_name(command)
     ws = _workspace(args)
     report = ws.import_tools(name, tools, label=args.label or "", source="mcp: " + " ".join(command))
+    # The operator's own command line, run from here: the one way a catalog learns how to start a server.
+    ws.register_mcp_server(report.version.catalog_name, McpServer(tuple(command), os.getcwd()))
     out = {"catalog": report.version.catalog_name, "version": report.version.number,
-           "tools": report.version.n_tools, "reused": report.reused, "command": command}
+           "tools": report.version.n_tools, "reused": report.reused, "command": command, "cwd": os.getcwd()}
     if args.json:
         print(json.dumps(out))
     else:

@@ -6,10 +6,25 @@ import os
 import sys
 
 
+def announce_plan(plan) -> None:
+    """Print, before anything starts, every process the run will start and every host it may call (stderr,
+    so ``--json`` output stays one document). Catalog data never adds to this list."""
+    lines = plan.lines()
+    if not lines:
+        sys.stderr.write("executors: none (no MCP server is registered for this catalog; calls will not be made)\n")
+    for line in lines:
+        sys.stderr.write(f"executors: {line}\n")
+    if plan.sandbox:
+        from core.execution.sandbox import isolation_report
+
+        sys.stderr.write(f"sandbox: {isolation_report().summary}\n")
+    sys.stderr.flush()
+
+
 def cmd_trials(args) -> int:
     from core.cli import _emit, _llm, _parse_params, _version, _workspace
     from core.evaluation import select_queries
-    from core.execution.setup import build_router
+    from core.execution.setup import build_router, plan_executors
     from core.trials.pipeline import TrialConfig
     from core.trials.service import run_trial_set
     from storage.catalogs import load_queries
@@ -25,10 +40,10 @@ def cmd_trials(args) -> int:
     queries = select_queries(load_queries(ws.db, query_set.id), split=args.split, limit=args.limit)
     config = TrialConfig(k=args.k, simulate=not args.no_simulate, timeout=args.timeout,
                          concurrency=args.concurrency, today=args.today)
-    tools = ws.tools(version.id)
-    router = build_router(tools, demo=args.name == "demo" and not args.no_demo_server,
-                          mcp=[args.mcp] if args.mcp else [], http_hosts=args.allow_host or (),
-                          sandbox=args.sandbox, timeout=args.timeout)
+    plan = plan_executors(ws.mcp_servers(args.name), demo=args.name == "demo" and not args.no_demo_server,
+                          mcp=[args.mcp] if args.mcp else [], http_hosts=args.allow_host or (), sandbox=args.sandbox)
+    announce_plan(plan)
+    router = build_router(plan, timeout=args.timeout)
 
     def progress(done: int, total: int, qid: str) -> None:
         sys.stderr.write(f"\rtrials: {done}/{total} {qid:<24}")
@@ -44,7 +59,7 @@ def cmd_trials(args) -> int:
     finally:
         router.close()
     out = {"catalog": args.name, "version": version.number, "strategy": args.strategy, "candidates": args.k,
-           "simulate": config.simulate, **run.to_json()}
+           "simulate": config.simulate, "executors": plan.to_json(), **run.to_json()}
     return _emit(out, args.json)
 
 
@@ -66,7 +81,7 @@ def add_trials_parser(sub) -> None:
     p.add_argument("--mcp", nargs="+", metavar="ARG", help="an extra MCP server command line (stdio)")
     p.add_argument("--allow-host", action="append", help="switch the HTTP executor on for this host (repeatable)")
     p.add_argument("--sandbox", action="store_true",
-                   help="run tools that carry Python code (extra.python) in the sandbox executor")
+                   help="run tools that carry inline Python code (extra.python.source) in the sandbox executor")
     p.add_argument("--no-demo-server", action="store_true", help="demo catalog without its MCP server")
     p.add_argument("--limit", type=int)
     p.add_argument("--split")

@@ -46,7 +46,11 @@ def build_context(
     api_key: str | None = None,
     strategy_params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Operators recorded in the store's ledger (tagged with ``run_id``) and the stores strategies use."""
+    """Operators recorded in the store's ledger (tagged with ``run_id``) and the stores strategies use.
+
+    ``api_key`` is sent to ``llm.base_url`` as it is; None sends no key (never the environment's). The app
+    gets it from ``core.settings.api_key_for``, so the server's key only ever goes to the server's endpoint.
+    """
     from core.llm.factory import make_operators
     from core.llm.ledger import SqlLedger
     from core.llm.vocabulary import CatalogVocabulary

@@ -70,6 +70,29 @@ class Tool:
 
 
 @dataclass(frozen=True)
+class McpServer:
+    """How to start a catalog's MCP server over stdio: the operator's own command line and working directory.
+
+    Recorded only by ``toolatlas import-mcp`` (the command the operator typed), never taken from a catalog
+    file: those are data, and a launch field in one is dropped at import."""
+
+    command: tuple[str, ...]
+    cwd: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.command, str) or not self.command or not all(isinstance(c, str) and c for c in self.command):
+            raise ValueError(f"an MCP server command is a non-empty list of words, not {self.command!r}")
+        object.__setattr__(self, "command", tuple(self.command))
+
+    def describe(self) -> str:
+        """The command line as a shell would show it (quoted where needed), with its working directory."""
+        import shlex
+
+        line = shlex.join(self.command)
+        return f"{line}    (in {self.cwd})" if self.cwd else line
+
+
+@dataclass(frozen=True)
 class Query:
     """A query with its gold tool keys (the interchange format's ``{id, query, gold, split}``)."""
 

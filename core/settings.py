@@ -2,12 +2,21 @@
 
 Nothing in ``core`` reads these on its own: the CLI and the app build the store,
 embedder and reranker from a ``Settings`` value and hand them to the engine.
+
+Two kinds of settings: the server's (store, embedding model, reranker, local model file, the default
+LLM endpoint and its key), set by the operator in the environment, and a visitor's (the LLM backend,
+an endpoint with their own key, the tool text), which last for one browser session. A visitor may
+change the server's settings only when the server runs in operator mode (``TOOLATLAS_OPERATOR=1``).
+The server's API key goes only to the server's own endpoint: :func:`api_key_for` is the one place
+that decides which key a request carries.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from core.embedding import DEFAULT_MODEL_ID
 
@@ -16,6 +25,16 @@ ENV_RERANKER = "TOOLATLAS_RERANKER"
 ENV_DB_URL = "TOOLATLAS_DB_URL"
 ENV_ENGINE_BUDGET = "TOOLATLAS_ENGINE_BUDGET"
 ENV_TOOL_TEXT = "TOOLATLAS_TOOL_TEXT"
+ENV_OPERATOR = "TOOLATLAS_OPERATOR"  # "1": this server's visitors may change the server's settings (one trusted user)
+ENV_LLM_BASE_URL = "TOOLATLAS_LLM_BASE_URL"  # the server's own OpenAI-compatible endpoint
+ENV_LLM_MODEL = "TOOLATLAS_LLM_MODEL"
+ENV_LLM_GGUF = "TOOLATLAS_LLM_GGUF"  # the GGUF file the Settings page may serve locally
+ENV_API_KEY = "OPENAI_API_KEY"  # the server's key (or OPENAI_API_KEY in .streamlit/secrets.toml)
+ENV_OPENAI_BASE_URL = "OPENAI_BASE_URL"  # the openai package's own variable: the server endpoint's fallback
+OPENAI_ENDPOINT = "https://api.openai.com/v1"
+DEFAULT_LLM_MODEL = "gpt-4.1-mini"
+# The Settings fields a visitor may change for their session; the others only in operator mode.
+VISITOR_SETTINGS = frozenset({"text_with_parameters"})
 # The text embedded and indexed for a tool (spec: "name: description plus parameter names (configurable)").
 TOOL_TEXTS = {"name-description-parameters": True, "name-description": False}
 
@@ -27,6 +46,7 @@ class Settings:
     reranker_model: str | None = None
     engine_budget: int | None = None  # tools kept in built search engines (None: the workspace default)
     text_with_parameters: bool = True  # tool text: `name: description` plus parameter names (False: without)
+    local_model: str | None = None  # a GGUF file the Settings page may serve on 127.0.0.1 (TOOLATLAS_LLM_GGUF)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -42,6 +62,7 @@ class Settings:
             embedding_model=os.environ.get(ENV_EMBEDDING) or DEFAULT_MODEL_ID,
             reranker_model=os.environ.get(ENV_RERANKER) or None,
             engine_budget=int(budget) if budget else None,
+            local_model=os.environ.get(ENV_LLM_GGUF) or None,
         )
 
     def with_overrides(self, **changes) -> Settings:
@@ -59,3 +80,75 @@ def build_workspace(settings: Settings):
     budget = {"engine_budget": settings.engine_budget} if settings.engine_budget else {}
     return Workspace(make_engine(settings.db_url), SentenceTransformerEmbedder(settings.embedding_model),
                      reranker=reranker, text_with_parameters=settings.text_with_parameters, **budget)
+
+
+def operator_mode(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether this server lets its visitors change the server's settings (``TOOLATLAS_OPERATOR=1``)."""
+    env = os.environ if environ is None else environ
+    return env.get(ENV_OPERATOR, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def allowed_overrides(overrides: Mapping[str, Any], *, operator: bool) -> dict[str, Any]:
+    """The session overrides that may apply: all of them in operator mode, else the visitor's own."""
+    return {k: v for k, v in overrides.items() if operator or k in VISITOR_SETTINGS}
+
+
+@dataclass(frozen=True)
+class ServerEndpoint:
+    """The operator's default LLM endpoint. Its key is the server's: kept out of repr and comparisons,
+    never shown, and sent only to ``base_url`` (see :func:`api_key_for`)."""
+
+    base_url: str
+    model: str
+    api_key: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def has_key(self) -> bool:
+        return bool(self.api_key)
+
+    def llm_config(self, *, replay: bool = False):
+        """The run config that selects this endpoint (no key in it)."""
+        from core.context import LLMConfig
+
+        return LLMConfig(kind="openai", base_url=self.base_url, model=self.model, replay=replay)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, *,
+                 secret_key: str | None = None) -> ServerEndpoint | None:
+        """``TOOLATLAS_LLM_BASE_URL`` (else ``OPENAI_BASE_URL``, else OpenAI's), ``TOOLATLAS_LLM_MODEL`` and the
+        key from ``OPENAI_API_KEY`` (else ``secret_key``, the app's secrets.toml). None when neither a key
+        nor an endpoint is configured."""
+        env = os.environ if environ is None else environ
+        key = (env.get(ENV_API_KEY) or "").strip() or (secret_key or "").strip() or None
+        base = (env.get(ENV_LLM_BASE_URL) or "").strip() or (env.get(ENV_OPENAI_BASE_URL) or "").strip() or None
+        if key is None and base is None:
+            return None
+        return cls(base_url=base or OPENAI_ENDPOINT, model=(env.get(ENV_LLM_MODEL) or "").strip() or DEFAULT_LLM_MODEL,
+                   api_key=key)
+
+
+@dataclass(frozen=True)
+class LLMChoice:
+    """A visitor's LLM choice for their session: the run config, whether they chose the server's endpoint,
+    and the key they typed themselves (never the server's)."""
+
+    config: Any  # core.context.LLMConfig
+    server_endpoint: bool = False
+    api_key: str | None = field(default=None, repr=False, compare=False)
+
+
+def api_key_for(choice: LLMChoice, server: ServerEndpoint | None) -> str | None:
+    """The key a request made for ``choice`` carries.
+
+    The server's key only when the visitor chose the server's endpoint and the config's base URL is that
+    endpoint's, character for character (no normalisation: a trailing slash or another scheme is another
+    endpoint). Otherwise the key the visitor typed for their own endpoint, or None (no key is sent).
+    """
+    config = choice.config
+    if getattr(config, "kind", "offline") == "offline":
+        return None
+    if choice.server_endpoint:
+        if server is not None and server.api_key and config.base_url == server.base_url:
+            return server.api_key
+        return None
+    return choice.api_key or None

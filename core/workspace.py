@@ -19,8 +19,9 @@ import numpy as np
 from sqlalchemy.engine import Engine
 
 from core.embedding import Embedder
+from core.importers.launch import DroppedField, describe_dropped, drop_launch_fields
 from core.jobs import Job, Jobs
-from core.models import Query, Tool
+from core.models import McpServer, Query, Tool
 from core.search.engine import SearchEngine
 from core.search.rerank import Reranker
 from storage import catalogs as store
@@ -38,6 +39,12 @@ class ImportReport:
     version: store.VersionInfo
     query_set: store.QuerySetInfo | None
     reused: bool
+    dropped: tuple[DroppedField, ...] = ()  # launch fields left out of the file's tools (core.importers.launch)
+
+    @property
+    def dropped_summary(self) -> str:
+        """One line on the launch fields left out (empty when none were)."""
+        return describe_dropped(self.dropped)
 
 
 ENGINE_BUDGET = 150_000  # tools held in built engines (~0.6 GB with MiniLM vectors, FAISS and BM25)
@@ -81,7 +88,11 @@ class Workspace:
         label: str = "",
         source: str = "",
     ) -> ImportReport:
-        """Store a catalog version (and its query set). Gold keys are checked before anything is written."""
+        """Store a catalog version (and its query set). Gold keys are checked before anything is written.
+
+        Every catalog is data: launch fields in the tools (``mcp_command``, ``cwd``, a Python ``path`` …) are
+        dropped and listed in the report; MCP servers are registered only by :meth:`register_mcp_server`."""
+        tools, dropped = drop_launch_fields(tools)
         if queries:
             known = {t.key for t in tools}
             for q in queries:
@@ -91,7 +102,15 @@ class Workspace:
         before = {c.name: c.latest.id for c in store.list_catalogs(self.db)}
         version = store.import_catalog(self.db, name, tools, label=label, source=source)
         qs = store.import_queries(self.db, name, query_set or name, queries) if queries else None
-        return ImportReport(version, qs, reused=before.get(name) == version.id)
+        return ImportReport(version, qs, reused=before.get(name) == version.id, dropped=dropped)
+
+    def register_mcp_server(self, catalog: str, server: McpServer) -> None:
+        """Record the MCP server that serves ``catalog``'s tools: for the operator's ``import-mcp`` only."""
+        store.register_mcp_server(self.db, catalog, server)
+
+    def mcp_servers(self, catalog: str) -> tuple[McpServer, ...]:
+        """The MCP servers registered for ``catalog`` by the operator (none for a catalog from a file)."""
+        return store.list_mcp_servers(self.db, catalog)
 
     def import_files(
         self, tools_path: str | Path, *, name: str | None = None, queries_path: str | Path | None = None, label: str = ""

@@ -57,7 +57,7 @@ with tab_search:
     if ws.reranker is None:
         st.caption("Reranker: none configured (no cross-encoder ships offline) — set one on the Settings page.")
     else:
-        rerank = st.toggle(f"Rerank top 50 with {ws.reranker.model_id}", key="search_rerank")
+        rerank = st.toggle(f"Rerank top 50 with {md_escape(ws.reranker.model_id)}", key="search_rerank")
     if query.strip():
         filtered = bool(chosen_categories or chosen_sources)
         # Filters apply after ranking, so a filtered search ranks the whole catalog: a top-k×10 cut could
@@ -180,6 +180,8 @@ with tab_io:
             else:
                 what = "unchanged — same content as the latest version" if report.reused else f"version {report.version.number}"
                 st.success(f"Imported {report.version.n_tools} tools into **{md_escape(report.version.catalog_name)}** ({what}).")
+                if report.dropped:
+                    st.warning(md_escape(report.dropped_summary, 1500))
     st.subheader("Import a public benchmark")
     st.caption("Tools, queries and gold labels in the benchmark's own published files. Upload a zip of the "
                "benchmark's folder (folders matter: BFCL's answers sit in `possible_answer/`) or its files.")
@@ -209,6 +211,8 @@ with tab_io:
                            f"**{md_escape(report.version.catalog_name)}** ({what}).")
                 for line in parsed.skipped:
                     st.caption(f"Left out: {md_escape(line)}")
+                if report.dropped:
+                    st.warning(md_escape(report.dropped_summary, 1500))
     st.subheader("Export")
     st.download_button(
         f"Download {md_escape(name)} v{version.number} as OpenAI tools JSON",

@@ -14,7 +14,7 @@ from components.merge_view import (
     sweep_chart,
 )
 from components.pickers import catalog_picker, ensure_engine
-from components.session import llm_config, workspace
+from components.session import llm_api_key, llm_config, workspace
 from components.text import md_escape
 from core.importers.export import export_openai_tools
 from core.merging.candidates import threshold_sweep
@@ -46,7 +46,7 @@ with st.expander("Threshold sweep", expanded=False):
     st.plotly_chart(sweep_chart(sweep, threshold), width="stretch", key="merge_sweep")
 
 run = merge_for_page(ws, version.id, config, llm, cancel_key="merge_cancel", run_key="merge_run",
-                     api_key=st.session_state.get("llm_api_key"))
+                     api_key=llm_api_key())
 if run is None:
     st.stop()
 result = run.result
@@ -66,7 +66,7 @@ if "llm_errors" in stored:
                f"failed is kept apart: {stored.get('pair_errors', 0)} pairs).")
 failed_audits = [cl.id for cl in result.clusters if cl.audit is not None and cl.audit.error]
 if failed_audits:
-    st.warning(f"{len(failed_audits)} Auto-Correction audit(s) failed ({', '.join(failed_audits[:10])}"
+    st.warning(f"{len(failed_audits)} Auto-Correction audit(s) failed ({md_escape(', '.join(failed_audits[:10]))}"
                f"{', …' if len(failed_audits) > 10 else ''}): those clusters stay as the pair verdicts linked "
                "them, verdict ERROR in the table. Check them before accepting.")
 

@@ -7,7 +7,7 @@ from components.cancel import cancel_button, cancelled_notice
 from components.pickers import catalog_picker, ensure_engine
 from components.playground_charts import fitness_lines, lineage_tree, population_animation, votes_bar
 from components.projection import map_coords
-from components.session import llm_config, workspace
+from components.session import llm_api_key, llm_config, workspace
 from components.text import md_escape
 from core.context import build_context
 from core.playground import lineage, members, memory_readout, outcome, trace_events
@@ -68,7 +68,7 @@ with st.expander("Parameters (paper defaults)"):
         knobs = PARAMS.get(name, {})
         if knobs:
             cols = st.columns(len(knobs) + 1)
-            cols[0].markdown(f"**{name}**")
+            cols[0].markdown(f"**{md_escape(name)}**")
             overrides[name] = {p: int(cols[i + 1].number_input(p, 1, 50, v, key=f"play_{name}_{p}"))
                                for i, (p, v) in enumerate(knobs.items())}
 
@@ -92,10 +92,10 @@ if st.button("Run", type="primary", key="play_run", disabled=not (chosen and tex
     try:
         with st.status("Running strategies…", expanded=True) as status:
             for name in chosen:
-                st.write(f"{name}…")
+                st.write(f"{md_escape(name)}…")
                 params = overrides.get(name, {})
                 context = build_context(ws.db, engine, version.id, llm, seed=seed, strategy_params=params,
-                                        api_key=st.session_state.get("llm_api_key"))
+                                        api_key=llm_api_key())
                 memory = memories.setdefault((version.id, name), ToolMemory()) if keep_memory else context["memory"]
                 earlier = ToolMemory(list(memory.entries))
                 context["memory"] = memory

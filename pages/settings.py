@@ -1,14 +1,38 @@
 """Settings page: the LLM backend, embedding model, reranker and database — each with a live check.
 
-Choices last for this browser session. API keys stay in the session (or come from
-``.streamlit/secrets.toml``); they are never written to the database, the ledger or logs.
+Two kinds of settings. A visitor's (the LLM backend, an endpoint with their own key, the tool text) last
+for this browser session only. The server's (store, local model file, embedding model, reranker, the
+server's own LLM endpoint) are set by the operator in the environment and shown read-only, unless the
+server runs in operator mode (``TOOLATLAS_OPERATOR=1``, for a single trusted user).
+
+Secrets never reach the browser: the server's key is shown as "set on the server", and a key a visitor
+types is cleared from the field once used. The server's key goes to the server's endpoint only
+(``core.settings.api_key_for``); an endpoint a visitor types gets the visitor's key or none.
 """
 
 import streamlit as st
 
-from components.session import current_settings, llm_config, workspace
+from components.session import (
+    current_settings,
+    llm_config,
+    operator_mode,
+    server_endpoint,
+    use_llm,
+    workspace,
+)
 from components.text import md_escape
 from core.context import LLMConfig
+from core.settings import (
+    DEFAULT_LLM_MODEL,
+    ENV_DB_URL,
+    ENV_EMBEDDING,
+    ENV_LLM_GGUF,
+    ENV_OPERATOR,
+    ENV_RERANKER,
+    OPENAI_ENDPOINT,
+    LLMChoice,
+    api_key_for,
+)
 from storage.db import redact_url, resolve_db_url
 
 
@@ -16,76 +40,152 @@ def verdict(ok: bool, message: str) -> None:
     (st.success if ok else st.error)(md_escape(message, 400))
 
 
-def secret_key() -> str:
-    try:
-        return str(st.secrets.get("OPENAI_API_KEY", ""))
-    except Exception:  # noqa: BLE001 - no secrets file is the normal case
-        return ""
+def set_by_operator(*variables: str) -> None:
+    st.caption(f"Set by the operator ({', '.join(f'`{v}`' for v in variables)}); read-only here. "
+               f"Server-wide settings change only when the server runs with `{ENV_OPERATOR}=1`.")
+
+
+def check_endpoint(base_url: str | None, model: str, key: str | None) -> None:
+    from core.llm.openai_backend import OpenAIChatBackend
+
+    with st.spinner("Asking the endpoint…"):
+        ok, msg = OpenAIChatBackend(base_url, model, key, timeout=20, max_retries=1).check()
+    verdict(ok, msg)
+
+
+def use_visitor_endpoint() -> None:
+    """'Use this endpoint' (a callback, so the typed key can be cleared from its field before the page
+    is drawn again: it is never sent back to the browser)."""
+    ss = st.session_state
+    typed = (ss.get("set_api_key") or "").strip() or None
+    kept = ss.get("llm_api_key") if ss.get("llm_backend") == "openai" and ss.get("llm_endpoint") == "visitor" else None
+    model = (ss.get("set_model") or "").strip()
+    use_llm(LLMConfig(kind="openai", base_url=(ss.get("set_base_url") or "").strip() or None, model=model,
+                      replay=bool(ss.get("set_replay"))), api_key=typed or kept)
+    ss["set_api_key"] = ""
+    ss["llm_backend"] = "openai"
+    ss["set_llm_notice"] = f"Strategies now call {model} at the endpoint you gave."
+
+
+def forget_visitor_key() -> None:
+    st.session_state["llm_api_key"] = None
+    st.session_state["set_llm_notice"] = "Key forgotten; requests to your endpoint now carry no key."
 
 
 st.title("Settings")
+st.caption("Choose the language model your strategies use in this browser session: pick a backend under "
+           "**LLM backend** and press its **Use** button. Your choices last for this session only.")
+operator = operator_mode()
 settings = current_settings()
 ws = workspace()
+server = server_endpoint()
 overrides = st.session_state.setdefault("settings_overrides", {})
+if operator:
+    st.warning(f"Operator mode (`{ENV_OPERATOR}=1`): this page can change the server's store and models for "
+               "this session. Never run a server open to untrusted visitors in this mode.")
+else:
+    st.caption("The store, the models and the server's own LLM endpoint are set by the operator and shown "
+               "read-only.")
 
 st.subheader("LLM backend")
 current = llm_config()
-kinds = {"offline": "Offline operators (deterministic heuristics — not a language model)",
-         "openai": "OpenAI-compatible endpoint (OpenAI, vLLM, llama.cpp server, Ollama…)",
-         "local": "Local GGUF model (served on 127.0.0.1 by xllamacpp)"}
+endpoint = st.session_state.get("llm_endpoint")
+kinds = {"offline": "Offline operators (deterministic heuristics — not a language model)"}
+if server is not None:
+    kinds["server"] = "The server's endpoint (set by the operator)"
+kinds |= {"openai": "Your own OpenAI-compatible endpoint (OpenAI, vLLM, llama.cpp server, Ollama…)",
+          "local": "Local GGUF model (served on 127.0.0.1 by xllamacpp)"}
+chosen = st.session_state.get("llm_backend") or ("offline" if current.kind == "offline" else
+                                                  "server" if endpoint == "server" else "openai")
 kind = st.radio("Backend", list(kinds), format_func=kinds.get, key="set_llm_kind",
-                index=0 if current.kind == "offline" else 1)
+                index=list(kinds).index(chosen) if chosen in kinds else 0)
+notice = st.session_state.pop("set_llm_notice", None)
+if notice:
+    st.success(md_escape(notice, 300))
 if kind == "offline":
     st.caption("Every strategy runs with no network and no cost; results replay exactly for a given seed.")
     if st.button("Use offline operators", key="set_use_offline"):
-        st.session_state["llm_config"] = LLMConfig()
+        use_llm(LLMConfig())
+        st.session_state["llm_backend"] = "offline"
         st.success("Using the offline operators.")
-elif kind == "openai":
-    base_url = st.text_input("Base URL", current.base_url or "https://api.openai.com/v1", key="set_base_url")
-    model = st.text_input("Model", current.model or "gpt-4.1-mini", key="set_model")
-    key = st.text_input("API key (kept in this session only)", st.session_state.get("llm_api_key") or secret_key(),
-                        type="password", key="set_api_key")
-    replay = st.toggle("Replay: answer repeated requests from the ledger", current.replay, key="set_replay")
+elif kind == "server":
+    st.text_input("Base URL", server.base_url, disabled=True, key="set_server_base_url")
+    st.text_input("Model", server.model, disabled=True, key="set_server_model")
+    st.markdown("API key: **set on the server**" if server.has_key else "API key: none (the endpoint needs none)")
+    set_by_operator("TOOLATLAS_LLM_BASE_URL", "TOOLATLAS_LLM_MODEL", "OPENAI_API_KEY")
+    st.caption("The server's key is sent to this endpoint only, and never shown.")
+    replay = st.toggle("Replay: answer repeated requests from the ledger",
+                       current.replay if endpoint == "server" else False, key="set_server_replay")
     c1, c2 = st.columns(2)
+    if c1.button("Check endpoint", key="set_check_server"):
+        check_endpoint(server.base_url, server.model,
+                       api_key_for(LLMChoice(server.llm_config(), server_endpoint=True), server))
+    if c2.button("Use the server's endpoint", key="set_use_server", type="primary"):
+        use_llm(server.llm_config(replay=replay), server=True)
+        st.session_state["llm_backend"] = "server"
+        st.success(f"Strategies now call {md_escape(server.model)} at the server's endpoint.")
+elif kind == "openai":
+    mine = st.session_state.get("llm_backend") == "openai" and endpoint == "visitor" and current.kind == "openai"
+    base_url = st.text_input("Base URL", (current.base_url if mine else None) or OPENAI_ENDPOINT, key="set_base_url")
+    model = st.text_input("Model", (current.model if mine else None) or DEFAULT_LLM_MODEL, key="set_model")
+    has_key = mine and bool(st.session_state.get("llm_api_key"))
+    # No default value: a key is never sent back to the browser, not even the one typed here.
+    key = st.text_input("API key (kept in this session only)", type="password", key="set_api_key",
+                        placeholder="empty: keep the key set for this session" if has_key
+                        else "empty: no key (local servers need none)")
+    st.caption(("Key set for this session. " if has_key else "")
+               + "This endpoint gets only the key you type here, never the server's.")
+    replay = st.toggle("Replay: answer repeated requests from the ledger", current.replay if mine else False,
+                       key="set_replay")
+    c1, c2, c3 = st.columns(3)
     if c1.button("Check endpoint", key="set_check_llm"):
-        from core.llm.openai_backend import OpenAIChatBackend
-
-        with st.spinner("Asking the endpoint…"):
-            ok, msg = OpenAIChatBackend(base_url, model, key or None, timeout=20, max_retries=1).check()
-        verdict(ok, msg)
-    if c2.button("Use this endpoint", key="set_use_llm", type="primary"):
-        st.session_state["llm_config"] = LLMConfig(kind="openai", base_url=base_url, model=model, replay=replay)
-        st.session_state["llm_api_key"] = key or None
-        st.success(f"Strategies now call {md_escape(model)}.")
+        check_endpoint(base_url.strip() or None, model.strip(),
+                       key.strip() or (st.session_state.get("llm_api_key") if mine else None) or None)
+    c2.button("Use this endpoint", key="set_use_llm", type="primary", on_click=use_visitor_endpoint)
+    if has_key:
+        c3.button("Forget the key", key="set_forget_key", on_click=forget_visitor_key)
 else:
     from core.llm.local_server import LocalModelServer, xllamacpp_available
 
     if not xllamacpp_available():
         st.warning("Install the optional extra first: `pip install -e '.[local]'` (a prebuilt wheel).")
-    path = st.text_input("GGUF model file", key="set_gguf")
-    server = st.session_state.get("local_server")
+    if operator:
+        path = st.text_input("GGUF model file", settings.local_model or "", key="set_gguf").strip()
+    else:
+        st.text_input("GGUF model file", settings.local_model or "", disabled=True, key="set_gguf",
+                      placeholder="none set on this server")
+        set_by_operator(ENV_LLM_GGUF)
+        path = settings.local_model or ""
+    server_proc = st.session_state.get("local_server")
     c1, c2 = st.columns(2)
     if c1.button("Start and use", key="set_local_start", type="primary", disabled=not path):
-        if server is not None:
-            server.stop()
+        if server_proc is not None:
+            server_proc.stop()
         try:
             with st.spinner("Loading the model…"):
-                server = LocalModelServer(path)
-                url = server.start()
+                server_proc = LocalModelServer(path)
+                url = server_proc.start()
         except ValueError as exc:
             verdict(False, str(exc))
         else:
-            st.session_state["local_server"] = server
-            st.session_state["llm_config"] = LLMConfig(kind="openai", base_url=url, model="local")
-            verdict(True, f"Serving {server.gguf_path.name} at {url}")
-    if c2.button("Stop", key="set_local_stop", disabled=server is None):
-        server.stop()
+            st.session_state["local_server"] = server_proc
+            use_llm(LLMConfig(kind="openai", base_url=url, model="local"))
+            st.session_state["llm_backend"] = "local"
+            verdict(True, f"Serving {server_proc.gguf_path.name} at {url}")
+    if c2.button("Stop", key="set_local_stop", disabled=server_proc is None):
+        server_proc.stop()
         st.session_state.pop("local_server", None)
-        st.session_state["llm_config"] = LLMConfig()
+        use_llm(LLMConfig())
+        st.session_state["llm_backend"] = "offline"
         st.info("Stopped; back to the offline operators.")
 
 st.subheader("Embedding model")
-emb = st.text_input("Model id or local folder", settings.embedding_model, key="set_embedding")
+if operator:
+    emb = st.text_input("Model id or local folder", settings.embedding_model, key="set_embedding")
+else:
+    st.text_input("Model id or local folder", settings.embedding_model, disabled=True, key="set_embedding")
+    set_by_operator(ENV_EMBEDDING)
+    emb = settings.embedding_model
 c1, c2 = st.columns(2)
 if c1.button("Check model", key="check_embedder"):
     from core.embedding import SentenceTransformerEmbedder
@@ -96,7 +196,7 @@ if c1.button("Check model", key="check_embedder"):
         verdict(True, f"Loaded: {vec.shape[1]}-dimensional vectors.")
     except ValueError as exc:
         verdict(False, str(exc))
-if c2.button("Use this model", key="set_use_embedding"):
+if operator and c2.button("Use this model", key="set_use_embedding"):
     overrides["embedding_model"] = emb
     st.success("Switched; catalogs are re-embedded on first use (and cached).")
 
@@ -111,8 +211,13 @@ if st.button("Use this tool text", key="set_use_tool_text", disabled=text_choice
     st.success("Switched; catalogs are embedded with this text on first use (and cached).")
 
 st.subheader("Reranker")
-rr = st.text_input("Cross-encoder id or local folder (empty: none — none ships offline)",
-                   settings.reranker_model or "", key="set_reranker")
+rr_label = "Cross-encoder id or local folder (empty: none — none ships offline)"
+if operator:
+    rr = st.text_input(rr_label, settings.reranker_model or "", key="set_reranker")
+else:
+    st.text_input(rr_label, settings.reranker_model or "", disabled=True, key="set_reranker", placeholder="none")
+    set_by_operator(ENV_RERANKER)
+    rr = settings.reranker_model or ""
 c1, c2 = st.columns(2)
 if c1.button("Check reranker", key="check_reranker", disabled=not rr):
     from core.search.rerank import CrossEncoderReranker
@@ -123,15 +228,21 @@ if c1.button("Check reranker", key="check_reranker", disabled=not rr):
         verdict(True, f"Loaded; test score {float(scores[0]):.3f}.")
     except ValueError as exc:
         verdict(False, str(exc))
-if c2.button("Use this reranker", key="set_use_reranker"):
+if operator and c2.button("Use this reranker", key="set_use_reranker"):
     # An empty string, not None: with_overrides skips None, which left TOOLATLAS_RERANKER in force.
     overrides["reranker_model"] = rr.strip()
     st.success("Saved for this session." if rr.strip() else "Reranker switched off for this session.")
 
 st.subheader("Database")
-st.code(redact_url(resolve_db_url(settings.db_url)), language=None)
-url = st.text_input("SQLAlchemy URL (SQLite file or PostgreSQL)", "", key="set_db_url",
-                    placeholder="postgresql+psycopg://user@localhost/toolatlas")
+current_db = redact_url(resolve_db_url(settings.db_url))
+if operator:
+    st.code(current_db, language=None)
+    url = st.text_input("SQLAlchemy URL (SQLite file or PostgreSQL)", "", key="set_db_url",
+                        placeholder="postgresql+psycopg://user@localhost/toolatlas")
+else:
+    st.text_input("SQLAlchemy URL (SQLite file or PostgreSQL)", current_db, disabled=True, key="set_db_url")
+    set_by_operator(ENV_DB_URL)
+    url = ""
 c1, c2 = st.columns(2)
 if c1.button("Check database", key="check_db"):
     from sqlalchemy import create_engine
@@ -143,6 +254,6 @@ if c1.button("Check database", key="check_db"):
         verdict(True, "Reachable.")
     except Exception as exc:  # noqa: BLE001 - shown to the user as the verdict
         verdict(False, f"Not reachable: {type(exc).__name__}: {str(exc).splitlines()[0]}")
-if c2.button("Use this database", key="set_use_db", disabled=not url):
+if operator and c2.button("Use this database", key="set_use_db", disabled=not url):
     overrides["db_url"] = url
     st.success("Switched for this session; the demo catalog is loaded into it if missing.")

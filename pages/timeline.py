@@ -4,9 +4,10 @@ discovers along the way (CONTDA)."""
 import streamlit as st
 
 from components.cancel import cancelled_notice
+from components.executors import approve_plan, plan_key
 from components.jobs import session_job
 from components.pickers import catalog_picker
-from components.session import llm_config, workspace
+from components.session import llm_api_key, llm_config, workspace
 from components.text import md_escape
 from components.timeline_view import (
     causes_line,
@@ -28,6 +29,7 @@ from core.evolution.methods import DEFAULT_METHODS
 from core.evolution.pipeline import EvolutionConfig
 from core.evolution.report import discoveries, doc_history, regressions, revised_keys, table_rows
 from core.evolution.service import EvolutionSpec, list_evolution_runs, load_evolution, run_evolution
+from core.execution.setup import plan_executors
 from storage.catalogs import list_query_sets, load_queries
 
 VERSIONS, MARKOV = "Catalog versions", "Markov simulation"
@@ -61,11 +63,11 @@ sets = list_query_sets(ws.db, info.name)
 
 
 @st.cache_resource(show_spinner=False)
-def _router(catalog: str, n_versions: int, demo: bool, _tools):
-    """One set of executors per catalog for the whole app (MCP servers start on the first call)."""
+def _router(plan_id: str, _plan):
+    """One set of executors per approved plan for the whole app (MCP servers start on the first call)."""
     from core.execution.setup import build_router
 
-    return build_router(_tools, demo=demo)
+    return build_router(_plan)
 
 
 with st.sidebar:
@@ -92,7 +94,10 @@ with st.sidebar:
     gold = list(load_queries(ws.db, next(q.id for q in sets if q.name == set_name))) if set_names else []
     execute = st.toggle("Run probes through executors", value=info.name == "demo", key="timeline_execute",
                         help="Stage I calls new tools for real (the demo MCP server on the demo, MCP servers "
-                             "recorded on imported tools otherwise); without it, probes cannot verify anything.")
+                             "registered for the catalog with `toolatlas import-mcp` otherwise); without it, probes "
+                             "cannot verify anything.")
+    plan = approve_plan(plan_executors(ws.mcp_servers(info.name), demo=info.name == "demo"), key="timeline") \
+        if execute else None
     judge = st.radio("Success means", ["selection", "execution"], horizontal=True, key="timeline_judge",
                      disabled=not execute, format_func=lambda j: {"selection": "gold tool picked",
                                                                   "execution": "picked and its call worked"}[j])
@@ -120,9 +125,9 @@ if run_clicked:
             methods=tuple(methods), config=EvolutionConfig(k=int(k), judge=judge if execute else "selection"))
         router = None
         if execute:
-            router = _router(info.name, len(info.versions), info.name == "demo", list(ws.every_tool(info.name).values()))
+            router = _router(plan_key(plan), plan)
         chosen_queries = select_queries(gold, limit=int(n_queries))
-        api_key = st.session_state.get("llm_api_key")
+        api_key = llm_api_key()
 
         def work(job):
             return run_evolution(ws, spec, chosen_queries, llm=llm, router=router, api_key=api_key,

@@ -5,9 +5,10 @@ import hashlib
 import streamlit as st
 
 from components.cancel import cancelled_notice
+from components.executors import approve_plan, plan_key, sandbox_choice
 from components.jobs import session_job
 from components.pickers import catalog_picker, ensure_engine
-from components.session import llm_config, workspace
+from components.session import llm_api_key, llm_config, workspace
 from components.text import md_escape
 from components.trials_view import (
     metrics_table,
@@ -18,6 +19,7 @@ from components.trials_view import (
     trial_detail,
 )
 from core.evaluation import select_queries
+from core.execution.setup import plan_executors
 from core.models import Query
 from core.strategies.registry import strategy_names
 from core.trials.pipeline import TrialConfig
@@ -26,11 +28,11 @@ from storage.catalogs import list_query_sets, load_queries
 
 
 @st.cache_resource(show_spinner=False)
-def _router(version_id: int, demo: bool, _tools):
-    """One set of executors per catalog version for the whole app (MCP servers start on first use)."""
+def _router(plan_id: str, _plan):
+    """One set of executors per approved plan for the whole app (MCP servers start on first use)."""
     from core.execution.setup import build_router
 
-    return build_router(_tools, demo=demo)
+    return build_router(_plan)
 
 
 st.title("Trials")
@@ -50,9 +52,12 @@ with st.sidebar:
     timeout = st.slider("Call timeout (s)", 1.0, 30.0, 8.0, 0.5, key="trials_timeout")
     st.caption("Planner / simulator / re-ranker: "
                + ("**offline rules (not an LLM)**" if llm.kind == "offline" else f"**{md_escape(llm.model or '')}**"))
-router = _router(version.id, info.name == "demo", engine.tools)
+    sandbox = sandbox_choice(engine.tools, key=f"trials_sandbox_{info.name}")
+plan = approve_plan(plan_executors(ws.mcp_servers(info.name), demo=info.name == "demo", sandbox=sandbox),
+                    key="trials")
+router = _router(plan_key(plan), plan)
 config = TrialConfig(k=k, simulate=simulate, timeout=timeout)
-api_key = st.session_state.get("llm_api_key")
+api_key = llm_api_key()
 sets = list_query_sets(ws.db, info.name)
 gold_queries = list(load_queries(ws.db, sets[0].id)) if sets else []
 

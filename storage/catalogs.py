@@ -15,8 +15,8 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from core.models import Query, Tool
-from storage.tables import Catalog, CatalogVersion, QueryRow, QuerySet, ToolRow
+from core.models import McpServer, Query, Tool
+from storage.tables import Catalog, CatalogVersion, McpServerRow, QueryRow, QuerySet, ToolRow, utcnow
 
 
 @dataclass(frozen=True)
@@ -266,3 +266,30 @@ def count_tools(engine: Engine, version_ids: Iterable[int]) -> dict[int, int]:
             select(ToolRow.version_id, func.count()).where(col(ToolRow.version_id).in_(ids)).group_by(ToolRow.version_id)
         ).all()
         return {vid: n for vid, n in rows}
+
+
+def _launch_hash(server: McpServer) -> str:
+    return hashlib.sha256(json.dumps([list(server.command), server.cwd], ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def register_mcp_server(engine: Engine, catalog_name: str, server: McpServer) -> None:
+    """Record that ``catalog_name``'s tools are served by ``server`` (idempotent). Only the operator's own
+    ``import-mcp`` command line calls this; catalog files never reach it."""
+    from storage.db import insert_ignoring_duplicates
+
+    cat = get_catalog(engine, catalog_name)
+    with engine.begin() as conn:
+        insert_ignoring_duplicates(conn, McpServerRow.__table__, [{
+            "catalog_id": cat.id, "command_json": json.dumps(list(server.command), ensure_ascii=False),
+            "cwd": server.cwd, "launch_hash": _launch_hash(server), "created_at": utcnow()}])
+
+
+def list_mcp_servers(engine: Engine, catalog_name: str) -> tuple[McpServer, ...]:
+    """The MCP servers registered for ``catalog_name``, oldest first (none for an unknown catalog)."""
+    with Session(engine) as session:
+        cat = session.exec(select(Catalog).where(Catalog.name == catalog_name)).first()
+        if cat is None:
+            return ()
+        rows = session.exec(select(McpServerRow).where(McpServerRow.catalog_id == cat.id)
+                            .order_by(col(McpServerRow.id))).all()
+        return tuple(McpServer(tuple(json.loads(r.command_json)), r.cwd) for r in rows)

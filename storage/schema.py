@@ -29,8 +29,8 @@ from sqlmodel import Field, SQLModel
 log = logging.getLogger(__name__)
 
 #: The schema this code writes. History: 1 = the first versioned schema (catalogs, runs, ledger,
-#: merges, caches, projections).
-SCHEMA_VERSION = 1
+#: merges, caches, projections); 2 = ``mcp_server``, the MCP launch commands registered by ``import-mcp``.
+SCHEMA_VERSION = 2
 
 #: Version-specific steps run (in order, each in its own transaction) after columns are added,
 #: when the stored version is below the key.

@@ -50,6 +50,22 @@ class ToolRow(SQLModel, table=True):
     content_hash: str = Field(max_length=64)
 
 
+class McpServerRow(SQLModel, table=True):
+    """An MCP server registered for a catalog by the operator's ``toolatlas import-mcp`` command line.
+
+    The only place a launch command is stored: importers of files never write here, and executors read
+    servers from here, never from a tool's free ``extra`` fields."""
+
+    __tablename__ = "mcp_server"
+    __table_args__ = (UniqueConstraint("catalog_id", "launch_hash"),)
+    id: int | None = Field(default=None, primary_key=True)
+    catalog_id: int = Field(foreign_key="catalog.id", index=True)
+    command_json: str = Field(sa_column=Column(Text, nullable=False))
+    cwd: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    launch_hash: str = Field(max_length=64)  # sha256 of (command, cwd): one row per distinct launch
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class QuerySet(SQLModel, table=True):
     __tablename__ = "query_set"
     __table_args__ = (UniqueConstraint("catalog_id", "name"),)

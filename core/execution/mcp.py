@@ -239,7 +239,7 @@ class McpExecutor:
         self._tools = {t.name: t for t in listed}
         return tuple(
             Tool(key=t.name, name=t.name, description=t.description or "", parameters=json_safe(t.input_schema),
-                 source="mcp", extra={"mcp_command": list(self.command)})
+                 source="mcp")
             for t in listed
         )
 

@@ -1,13 +1,13 @@
 """A live MCP server as a catalog: start it, list its tools, stop it.
 
-Each tool keeps the command that started the server in ``extra["mcp_command"]`` (and the working
-directory in ``extra["mcp_cwd"]``), so a trial can start the same server later and call the tool
-(GRETEL §3.2.1 runs candidates against the real service).
+The tools carry nothing about how to start the server: the caller (``toolatlas import-mcp``, the operator's
+own command line) registers the command with the catalog (:meth:`core.workspace.Workspace.register_mcp_server`),
+so a trial can start the same server later and call the tool (GRETEL §3.2.1 runs candidates against the real
+service) while a catalog file can never name a process.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from core.importers.errors import CatalogImportError
@@ -17,8 +17,6 @@ from core.models import Tool
 def load_mcp_server(command: Sequence[str], *, timeout: float = 30.0) -> list[Tool]:
     """The tools a stdio MCP server lists. Raises :class:`CatalogImportError` naming the command when
     the server cannot be started, does not answer, or lists no tools."""
-    from dataclasses import replace
-
     from core.execution.mcp import McpExecutor
 
     if isinstance(command, str) or not command:
@@ -35,5 +33,4 @@ def load_mcp_server(command: Sequence[str], *, timeout: float = 30.0) -> list[To
             raise CatalogImportError(label, f"cannot list the server's tools: {exc}") from None
     if not tools:
         raise CatalogImportError(label, "the server lists no tools")
-    cwd = os.getcwd()
-    return [replace(t, extra={**t.extra, "mcp_cwd": cwd}) for t in tools]
+    return list(tools)

@@ -17,7 +17,7 @@ def make_operators(kind: str, *, vocabulary: Any = None, ledger: Any = None, see
     """Build the operators strategies call.
 
     ``offline`` uses ``vocabulary`` (a :class:`CatalogVocabulary`; an empty one when None). ``openai``
-    takes ``base_url``, ``model``, ``api_key`` (else ``OPENAI_API_KEY``), backend options (timeout,
+    takes ``base_url``, ``model``, ``api_key`` (None: no key, never ``OPENAI_API_KEY``), backend options (timeout,
     max_retries, backoff, concurrency) and ``PromptedOperators`` options (temperatures, max_tokens).
     ``replay`` True (or ``"replay-or-call"``) answers repeated requests from ``ledger``;
     ``"replay-only"`` never calls the endpoint.

@@ -3,11 +3,15 @@
 Retries are ours, not the client's (it is built with ``max_retries=0``): exponential backoff with
 jitter on 429, 5xx, timeouts and connection errors, honouring ``Retry-After``. The API key lives only
 inside the client object; it is kept out of reprs, error messages and the ledger.
+
+The backend reads nothing from the environment: the key is the one passed in (none: a placeholder that
+local servers ignore), and the endpoint is the one passed in (none: OpenAI's own). A server's
+``OPENAI_API_KEY`` is never sent anywhere on its own; callers that may use it pass it explicitly (the CLI,
+or the app for the operator's own endpoint only: ``core.settings.api_key_for``).
 """
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
@@ -28,6 +32,7 @@ __all__ = ["LLMRejected", "OpenAIChatBackend", "retry_after_seconds"]
 
 MAX_DELAY_S = 30.0  # a Retry-After of minutes would freeze a strategy run; fail and let the caller decide
 _NO_KEY = "not-needed"  # local servers ignore the key, but the client refuses an empty one
+OPENAI_BASE_URL = "https://api.openai.com/v1"  # the endpoint when none is given (not OPENAI_BASE_URL's value)
 
 
 def _positive(name: str, value: float, *, allow_zero: bool = False) -> float:
@@ -81,7 +86,8 @@ class OpenAIChatBackend:
             raise ValueError(f"concurrency must be an integer >= 1, not {concurrency!r}")
         self.concurrency = concurrency
         self._slots = threading.BoundedSemaphore(concurrency)
-        self.__key = api_key or os.environ.get("OPENAI_API_KEY") or _NO_KEY
+        # No fallback to OPENAI_API_KEY: an endpoint given by someone else must never receive the server's key.
+        self.__key = api_key or _NO_KEY
         self._client: Any = None
         self._lock = threading.Lock()
         self._sleep = time.sleep  # tests replace it to observe the backoff without waiting
@@ -99,8 +105,9 @@ class OpenAIChatBackend:
             if self._client is None:
                 from openai import OpenAI
 
-                self._client = OpenAI(base_url=self.base_url, api_key=self.__key, timeout=self.timeout,
-                                      max_retries=0)
+                # base_url always explicit: the client would otherwise read OPENAI_BASE_URL from the environment
+                self._client = OpenAI(base_url=self.base_url or OPENAI_BASE_URL, api_key=self.__key,
+                                      timeout=self.timeout, max_retries=0)
             return self._client
 
     def _classify(self, exc: Exception) -> tuple[LLMError, bool, float | None]:

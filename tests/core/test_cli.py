@@ -23,7 +23,8 @@ def test_import_index_search_eval(files, capsys):
     tools, queries, db = files
     assert main(["import", str(tools), "--queries", str(queries), "--name", "tiny", "--db", db, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out == {"catalog": "tiny", "version": 1, "tools": 6, "reused": False, "query_set": "tiny_q", "queries": 3}
+    assert out == {"catalog": "tiny", "version": 1, "tools": 6, "reused": False, "query_set": "tiny_q", "queries": 3,
+                   "dropped_launch_fields": []}
 
     assert main(["index", "tiny", "--db", db, "--json"]) == 0
     first = json.loads(capsys.readouterr().out)

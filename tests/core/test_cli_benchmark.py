@@ -23,6 +23,7 @@ def test_a_bfcl_folder_imports_tools_queries_and_gold(tmp_path, capsys):
         "skipped": ["BFCL_v4_irrelevance.json: 1 questions with no possible_answer file (no gold)",
                     "BFCL_v4_multi_turn_base.json: 1 questions without function docs in the question "
                     "(multi-turn/agentic layout)"],
+        "dropped_launch_fields": [],
     }
     engine = make_engine(db)
     (qs,) = list_query_sets(engine, "bfcl-raw")

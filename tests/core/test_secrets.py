@@ -1,8 +1,9 @@
 """API keys never reach the database, the ledger, logs or error messages.
 
-An eval (and a merge) runs with the openai backend against the local fake server, once with the key in
-``OPENAI_API_KEY`` and once with the key handed over the way the Settings page does it (session state
-``llm_api_key`` passed as ``api_key``); then every column of every table, the raw SQLite file, every log
+An eval (and a merge) runs with the openai backend against the local fake server, once with the key from
+``OPENAI_API_KEY`` passed as ``api_key`` (as the CLI does; the backend never reads the environment itself)
+and once with the key handed over the way the Settings page does it (session state ``llm_api_key`` passed as
+``api_key``); then every column of every table, the raw SQLite file, every log
 record and the messages of an authentication failure (a server that echoes the rejected key) are searched.
 """
 
@@ -118,7 +119,7 @@ def test_env_key_reaches_the_server_and_nothing_else(ws, fake, monkeypatch, all_
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
     ws, report = ws
     out = evaluate(ws, report.version.id, report.query_set.id, QUERIES, strategy="memetic",
-                   params={"population": 3, "generations": 1}, k=3, llm=_llm(fake), seed=1)
+                   params={"population": 3, "generations": 1}, k=3, llm=_llm(fake), seed=1, api_key=ENV_KEY)
     assert _used(fake, ENV_KEY), "the env key was not sent: the test would prove nothing"
     calls = list_calls(ws.db, run_id=out.run_id, limit=10_000)
     assert calls, "no ledger rows: the openai backend was not used"
@@ -155,7 +156,7 @@ def test_auth_failure_that_echoes_the_key_is_scrubbed(ws, fake, monkeypatch, all
     fake.respond = None
     fake.default = ("status", 401, {}, f"Incorrect API key provided: {ENV_KEY}.")
 
-    backend = OpenAIChatBackend(fake.url, "tiny-model", timeout=5, max_retries=0)
+    backend = OpenAIChatBackend(fake.url, "tiny-model", ENV_KEY, timeout=5, max_retries=0)
     with pytest.raises(LLMError) as caught:
         backend.chat([{"role": "user", "content": "hi"}], temperature=0.0)
     messages = [str(caught.value), repr(caught.value), "".join(traceback.format_exception(caught.value)),
@@ -177,7 +178,7 @@ def test_auth_failure_that_echoes_the_key_is_scrubbed(ws, fake, monkeypatch, all
     fake.default = ("status", 401, {}, f"Incorrect API key provided: {ENV_KEY}.")
     ws, report = ws
     out = evaluate(ws, report.version.id, report.query_set.id, QUERIES, strategy="memetic",
-                   params={"population": 2, "generations": 1}, k=3, llm=_llm(fake), seed=3)
+                   params={"population": 2, "generations": 1}, k=3, llm=_llm(fake), seed=3, api_key=ENV_KEY)
     calls = list_calls(ws.db, run_id=out.run_id, limit=10_000)
     assert calls and all(c.error for c in calls), "every call should have failed with 401"
     assert any("401" in c.error for c in calls)

@@ -37,17 +37,18 @@ def free_port() -> int:
 
 
 def start_app(db_url: str, log_path: Path, *, timeout: float = 90.0,
-              options: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+              options: tuple[str, ...] = (), env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
     """``streamlit run app.py`` on ``db_url`` (plus Streamlit command-line ``options``, which override
-    .streamlit/config.toml); returns the process and its URL once it answers its health check. Raises
-    RuntimeError (with the log's tail) when it exits early or never becomes healthy."""
+    .streamlit/config.toml, and ``env``, added to this process's environment); returns the process and its
+    URL once it answers its health check. Raises RuntimeError (with the log's tail) when it exits early or
+    never becomes healthy."""
     port = free_port()
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the server
     proc = subprocess.Popen(
         [sys.executable, "-c", _BOOT, "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
          *options],
-        cwd=REPO, env={**os.environ, "TOOLATLAS_DB_URL": db_url}, stdout=log, stderr=subprocess.STDOUT,
+        cwd=REPO, env={**os.environ, "TOOLATLAS_DB_URL": db_url, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     RUNNING[proc.pid] = (proc, Path(log_path))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,7 @@ from tests.e2e.conftest import REPO, _need_browser, screenshot
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ASSETS = REPO / "tests" / "assets"
+MARKER = Path("/tmp/toolatlas-hostile-catalog-PWNED")  # what the file's mcp_command / command would touch
 TOOLS = ASSETS / "hostile_tools.json"
 QUERIES = ASSETS / "hostile_queries.jsonl"
 # the catalog name is a payload too; it is shown in the pickers, chart titles and messages
@@ -130,11 +132,13 @@ def body_text(page) -> str:
 
 def test_hostile_catalog_renders_inert_everywhere(hostile_app, page):
     page.add_init_script("window.__pwned = undefined;")
+    MARKER.unlink(missing_ok=True)
     try:
         _visit_every_page(page, *hostile_app)
     except BaseException:
         screenshot(page, "hostile_failure")
         raise
+    assert not MARKER.exists(), "a command from the uploaded catalog file ran"
 
 
 def _visit_every_page(page, url: str, db_url: str) -> None:
@@ -159,6 +163,8 @@ def _visit_every_page(page, url: str, db_url: str) -> None:
     settle(page)
     page.get_by_role("tab", name="Import / export").click()  # the rerun shows the first tab again
     assert "Imported 15 tools into hostile <img" in body_text(page)  # the name shown literally
+    # the file's launch fields (mcp_command, mcp_cwd, command, args, a Python path) were dropped and listed
+    assert "Dropped 5 launch fields from 3 tools" in body_text(page)
     check_inert(page, "catalog import")
     screenshot(page, "hostile_import")
 
@@ -252,9 +258,12 @@ def _visit_every_page(page, url: str, db_url: str) -> None:
     # 6. Trials: free text run, open a trace (expander labels carry tool names)
     open_page(page, "", "Trials")
     pick_hostile(page)
+    # a catalog from a file has no server to start: the page says so instead of asking
+    page.get_by_text("No MCP server is registered for this catalog").wait_for(timeout=60_000)
     page.get_by_role("button", name="Run trials").click()
     page.get_by_text("Trace per candidate").wait_for(timeout=180_000)
     settle(page)
+    assert not MARKER.exists(), "Run trials started a command from the catalog file"
     page.locator("[data-testid='stExpander'] summary").first.click()
     page.wait_for_timeout(800)
     check_inert(page, "trials")
@@ -297,3 +306,46 @@ def _visit_every_page(page, url: str, db_url: str) -> None:
     open_page(page, "", "Settings")
     check_inert(page, "settings")
     screenshot(page, "hostile_settings")
+
+
+def test_trials_show_the_registered_server_command_and_start_it_only_when_agreed(hostile_app, page, tmp_path):
+    """A server registered by the operator's import-mcp is shown as the exact command, and started only after
+    the visitor ticks the box: the command touches a marker before it runs the demo MCP server."""
+    url, db_url = hostile_app
+    started = tmp_path / "server-started"
+    command = ["sh", "-c", f'touch "{started}" && exec "$0" "$1"', sys.executable,
+               str(REPO / "assets" / "demo_mcp" / "server.py")]
+    cli = subprocess.run([sys.executable, "-m", "core.cli", "import-mcp", "--name", "served", "--db", db_url,
+                          "--", *command], cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert cli.returncode == 0, cli.stderr[-2000:]
+    started.unlink()  # import-mcp itself ran the server once, as the operator asked
+
+    page.goto(f"{url}/trials", wait_until="domcontentloaded")
+    page.get_by_role("heading", name="Trials", exact=True).first.wait_for(timeout=180_000)
+    settle(page)
+    box = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").filter(has_text="Catalog").first
+    box.locator("input").first.click()
+    page.keyboard.type("served")
+    page.keyboard.press("Enter")
+    settle(page, 800)
+    page.get_by_text("Running this page starts 1 MCP server process").wait_for(timeout=180_000)
+    shown = page.locator("[data-testid='stCode']").first.inner_text()
+    assert str(started) in shown and "demo_mcp/server.py" in shown and f"in {REPO}" in shown, shown
+    consent = page.get_by_role("checkbox", name="Start these servers when I run")
+    assert not consent.is_checked()
+    screenshot(page, "trials_server_consent")
+
+    page.get_by_role("button", name="Run trials").click()
+    page.get_by_text("Trace per candidate").wait_for(timeout=180_000)
+    settle(page)
+    assert not started.exists(), "the server started although the box was not ticked"
+
+    page.get_by_text("Start these servers when I run").click()
+    page.wait_for_function("() => [...document.querySelectorAll('input[type=checkbox]')].some(c => c.checked)",
+                           timeout=60_000)
+    settle(page, 800)
+    page.get_by_role("button", name="Run trials").click()
+    settle(page, 800)
+    page.get_by_text("Trace per candidate").wait_for(timeout=180_000)
+    assert started.exists(), "the agreed server was not started"
+    check_inert(page, "trials with a registered server")

@@ -112,7 +112,8 @@ def test_playground_session_memory_carries_over_between_runs(app):
     assert any(c.value == "Memory entries: none yet" for c in app.caption)
 
 
-def test_settings_checks_report_reachability(app):
+def test_settings_checks_report_reachability(app, monkeypatch):
+    monkeypatch.setenv("TOOLATLAS_OPERATOR", "1")  # a model folder of one's own: operator mode only
     app.switch_page("pages/settings.py").run()
     assert not app.exception, app.exception
     app.button(key="check_db").click().run()
@@ -130,6 +131,7 @@ def test_settings_checks_report_reachability(app):
 def test_settings_can_switch_off_a_reranker_set_in_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLATLAS_DB_URL", f"sqlite:///{tmp_path / 'app.db'}")
     monkeypatch.setenv("TOOLATLAS_RERANKER", str(tmp_path / "some-cross-encoder"))  # loaded only when used
+    monkeypatch.setenv("TOOLATLAS_OPERATOR", "1")  # the reranker is the server's: switched off in operator mode only
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
     at.switch_page("pages/settings.py").run()
@@ -311,3 +313,42 @@ def test_runs_page_lists_background_work_and_cancels_it(app):
         assert job.wait(10) and job.state().status == CANCELLED
     finally:
         release.set()
+
+
+def test_trials_page_runs_python_tools_only_in_the_sandbox_when_asked(tmp_path, monkeypatch):
+    """A catalog with inline Python tools: no sandbox until the toggle is on; then the isolation this machine
+    gives is shown and each call's record says which isolation held."""
+    from core.models import Query, Tool
+    from core.settings import Settings, build_workspace
+    from storage.catalogs import get_version, load_tools
+    from storage.runs import list_runs, load_items
+
+    db = f"sqlite:///{tmp_path / 'app.db'}"
+    monkeypatch.setenv("TOOLATLAS_DB_URL", db)
+    schema = {"type": "object", "properties": {"miles": {"type": "number"}}, "required": ["miles"]}
+    source = "def to_km(miles):\n    return {'km': round(miles * 1.609344, 3)}\n"
+    ws = build_workspace(Settings.from_env())
+    ws.import_tools("pycat", [Tool("to_km", "to_km", "convert miles to kilometres", schema,
+                                   extra={"python": {"function": "to_km", "source": source}}),
+                              Tool("weather", "weather", "weather for a city", {"type": "object", "properties": {
+                                  "city": {"type": "string"}}})],
+                    queries=[Query("q1", "convert 26.2 miles to kilometres", ("to_km",))])
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page("pages/trials.py").run()
+    at.sidebar.selectbox(key="trials_name").select("pycat").run()
+    assert not at.exception, at.exception
+    sandbox = at.toggle(key="trials_sandbox_pycat")
+    assert sandbox.label == "Run the catalog's 1 Python tool in the sandbox" and sandbox.value is False
+    sandbox.set_value(True).run()
+    shown = " ".join(c.value for c in at.caption) + " ".join(w.value for w in at.warning)
+    assert "Python tools run in" in shown, shown
+    at.button(key="trials_run").click().run()
+    assert not at.exception, at.exception
+    version = get_version(ws.db, "pycat")
+    assert [t.key for t in load_tools(ws.db, version.id)] == ["to_km", "weather"]
+    (run,) = list_runs(ws.db, kind="trials")
+    trace = load_items(ws.db, run.id)["q1"]
+    (trial,) = [t for t in trace["trials"] if t["key"] == "to_km"]
+    execute = next(s for s in trial["steps"] if s["name"] == "execute")
+    assert execute["status"] == "ok" and "seccomp" in execute["input"]["isolation"], execute

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from core.cli_mcp import add_import_mcp_parser, cmd_import_mcp
 from core.importers.errors import CatalogImportError
 from core.importers.mcp_live import load_mcp_server
+from core.models import McpServer
 
 REPO = Path(__file__).resolve().parents[3]
 SERVER = [sys.executable, str(REPO / "assets" / "demo_mcp" / "server.py")]
@@ -25,7 +27,7 @@ def test_load_demo_server():
     names = {t.name for t in tools}
     assert names == set(SERVED["working"]) | set(SERVED["broken"])
     for tool in tools:
-        assert tool.extra["mcp_command"] == SERVER and tool.source == "mcp"
+        assert tool.source == "mcp" and not tool.extra  # no launch field: the command is registered apart
         assert tool.parameters.get("type") == "object"
 
 
@@ -64,11 +66,14 @@ def test_cli_import_mcp_stores_the_catalog(tmp_path, capsys):
     ws = build_workspace(Settings.from_env().with_overrides(db_url=db, embedding_model=None))
     stored = ws.tools(get_version(ws.db, "demo-mcp", None).id)
     assert len(stored) == out["tools"]
-    assert all(t.extra["mcp_command"] == SERVER for t in stored)
+    assert not any("mcp_command" in t.extra or "mcp_cwd" in t.extra for t in stored)
+    # the operator's command line is registered with the catalog, with the directory it was run from
+    assert ws.mcp_servers("demo-mcp") == (McpServer(tuple(SERVER), os.getcwd()),)
 
     # the same server again is the same catalog version
     assert cmd_import_mcp(args) == 0
     assert json.loads(capsys.readouterr().out)["reused"] is True
+    assert len(ws.mcp_servers("demo-mcp")) == 1  # registered once
 
 
 def test_cli_import_mcp_needs_a_command(tmp_path):

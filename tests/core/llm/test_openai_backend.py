@@ -110,10 +110,11 @@ def test_key_is_sent_but_never_recorded_or_shown(fake):
     assert "***" in str(info.value)
 
 
-def test_key_falls_back_to_the_environment(fake, monkeypatch):
+def test_key_never_comes_from_the_environment(fake, monkeypatch):
+    """No key given: the placeholder, never the server's OPENAI_API_KEY (the endpoint may be anyone's)."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
     OpenAIChatBackend(fake.url, "tiny-model").chat(MSG, temperature=0)
-    assert fake.seen[0]["auth"] == "Bearer sk-from-env"
+    assert fake.seen[0]["auth"] == "Bearer not-needed"
 
 
 def test_concurrent_calls_overlap(fake):

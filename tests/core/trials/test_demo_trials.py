@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from core.execution.setup import DEMO_SERVER, build_router
+from core.execution.setup import DEMO_SERVER, build_router, plan_executors
 from core.importers.queries import parse_queries_jsonl
 from core.trials.pipeline import TrialConfig
 from core.trials.service import run_trial_set
@@ -25,7 +25,7 @@ def test_broken_demo_tools_are_demoted_and_ranking_improves(db, minilm):
                                   known_keys={t.key for t in tools})[:30]
     served = json.loads((DEMO_SERVER.parent / "served.json").read_text())
     broken = set(served["broken"]) | {m["name"] for m in served["missing"]}
-    router = build_router(tools, demo=True)
+    router = build_router(plan_executors(demo=True))
     try:
         run = run_trial_set(ws, version.id, queries, router, config=TrialConfig(today="2026-11-23", timeout=3.0))
     finally:

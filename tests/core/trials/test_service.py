@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.execution.setup import build_router
+from core.execution.setup import ExecutorPlan, build_router
 from core.models import Query, Tool
 from core.trials.service import load_trial_run, rerun_in_run, run_trial_set
 from core.workspace import Workspace
@@ -38,7 +38,7 @@ def test_trial_set_is_stored_item_by_item_and_resumes(db, hashing_embedder):
                Query("q2", "convert 3 miles to kilometres quickly", ("to_km",))]
     report = ws.import_tools("units", _catalog(), queries=queries)
     version = report.version.id
-    router = build_router(_catalog(), sandbox=True)
+    router = build_router(ExecutorPlan(sandbox=True))
     calls = {"n": 0}
 
     def stop_after_first() -> bool:
