@@ -21,7 +21,7 @@ from core.context import LLMConfig
 from core.models import Query, Tool
 from core.workspace import Workspace
 from storage.ledger import list_calls
-from tests.core.llm.fake_openai import FakeOpenAI, role_answer
+from tests.core.llm.fake_openai import FakeOpenAI
 
 ENV_KEY = f"sk-test-SECRET-env-{uuid.uuid4().hex}"
 SESSION_KEY = f"sk-test-SECRET-session-{uuid.uuid4().hex}"
@@ -49,12 +49,6 @@ QUERIES = (
 )
 
 
-@pytest.fixture
-def fake():
-    server = FakeOpenAI().start()
-    server.respond = role_answer
-    yield server
-    server.close()
 
 
 @pytest.fixture
@@ -113,21 +107,21 @@ def _used(server: FakeOpenAI, key: str) -> bool:
     return any(s.get("auth") == f"Bearer {key}" for s in server.seen)
 
 
-def test_env_key_reaches_the_server_and_nothing_else(ws, fake, monkeypatch, all_logs):
+def test_env_key_reaches_the_server_and_nothing_else(ws, role_fake, monkeypatch, all_logs):
     from core.evaluation import evaluate
 
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
     ws, report = ws
     out = evaluate(ws, report.version.id, report.query_set.id, QUERIES, strategy="memetic",
-                   params={"population": 3, "generations": 1}, k=3, llm=_llm(fake), seed=1, api_key=ENV_KEY)
-    assert _used(fake, ENV_KEY), "the env key was not sent: the test would prove nothing"
+                   params={"population": 3, "generations": 1}, k=3, llm=_llm(role_fake), seed=1, api_key=ENV_KEY)
+    assert _used(role_fake, ENV_KEY), "the env key was not sent: the test would prove nothing"
     calls = list_calls(ws.db, run_id=out.run_id, limit=10_000)
     assert calls, "no ledger rows: the openai backend was not used"
     assert all(ENV_KEY not in (c.prompt + (c.response or "") + (c.error or "")) for c in calls)
     _assert_nowhere(ws, all_logs, str(out.to_json()))
 
 
-def test_session_key_as_the_settings_page_passes_it(ws, fake, monkeypatch, all_logs):
+def test_session_key_as_the_settings_page_passes_it(ws, role_fake, monkeypatch, all_logs):
     """The Settings page keeps the key in ``st.session_state['llm_api_key']`` and pages pass it as
     ``api_key``; LLMConfig (stored in run configs) never holds it."""
     from core.evaluation import evaluate
@@ -136,27 +130,27 @@ def test_session_key_as_the_settings_page_passes_it(ws, fake, monkeypatch, all_l
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     ws, report = ws
-    llm = _llm(fake)
+    llm = _llm(role_fake)
     assert SESSION_KEY not in repr(llm) and SESSION_KEY not in str(llm.identity())
     out = evaluate(ws, report.version.id, report.query_set.id, QUERIES, strategy="scattershot",
                    params={"fan_out": 2}, k=3, llm=llm, seed=2, api_key=SESSION_KEY)
     run = merge_version(ws, report.version.id, MergeConfig(threshold=0.5), llm, api_key=SESSION_KEY)
-    assert _used(fake, SESSION_KEY)
+    assert _used(role_fake, SESSION_KEY)
     assert list_calls(ws.db, run_id=out.run_id, limit=10) and list_calls(ws.db, run_id=run.run_id, limit=10)
     _assert_nowhere(ws, all_logs, str(out.to_json()), repr(run.result))
 
 
-def test_auth_failure_that_echoes_the_key_is_scrubbed(ws, fake, monkeypatch, all_logs):
+def test_auth_failure_that_echoes_the_key_is_scrubbed(ws, role_fake, monkeypatch, all_logs):
     """A server answering 401 with the rejected key in its message (as real endpoints do, partly masked)."""
     from core.evaluation import evaluate
     from core.llm.base import LLMError
     from core.llm.openai_backend import OpenAIChatBackend
 
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
-    fake.respond = None
-    fake.default = ("status", 401, {}, f"Incorrect API key provided: {ENV_KEY}.")
+    role_fake.respond = None
+    role_fake.default = ("status", 401, {}, f"Incorrect API key provided: {ENV_KEY}.")
 
-    backend = OpenAIChatBackend(fake.url, "tiny-model", ENV_KEY, timeout=5, max_retries=0)
+    backend = OpenAIChatBackend(role_fake.url, "tiny-model", ENV_KEY, timeout=5, max_retries=0)
     with pytest.raises(LLMError) as caught:
         backend.chat([{"role": "user", "content": "hi"}], temperature=0.0)
     messages = [str(caught.value), repr(caught.value), "".join(traceback.format_exception(caught.value)),
@@ -164,8 +158,8 @@ def test_auth_failure_that_echoes_the_key_is_scrubbed(ws, fake, monkeypatch, all
     assert "401" in messages[0]
     assert ENV_KEY not in "".join(messages)
 
-    fake.default = ("status", 401, {}, f"Incorrect API key provided: {SESSION_KEY}.")
-    session_backend = OpenAIChatBackend(fake.url, "tiny-model", SESSION_KEY, timeout=5, max_retries=0)
+    role_fake.default = ("status", 401, {}, f"Incorrect API key provided: {SESSION_KEY}.")
+    session_backend = OpenAIChatBackend(role_fake.url, "tiny-model", SESSION_KEY, timeout=5, max_retries=0)
     with pytest.raises(LLMError) as caught_session:
         session_backend.chat([{"role": "user", "content": "hi"}], temperature=0.0)
     messages += [str(caught_session.value), "".join(traceback.format_exception(caught_session.value))]
@@ -175,32 +169,32 @@ def test_auth_failure_that_echoes_the_key_is_scrubbed(ws, fake, monkeypatch, all
     ok, verdict = session_backend.check()
     messages.append(verdict)
 
-    fake.default = ("status", 401, {}, f"Incorrect API key provided: {ENV_KEY}.")
+    role_fake.default = ("status", 401, {}, f"Incorrect API key provided: {ENV_KEY}.")
     ws, report = ws
     out = evaluate(ws, report.version.id, report.query_set.id, QUERIES, strategy="memetic",
-                   params={"population": 2, "generations": 1}, k=3, llm=_llm(fake), seed=3, api_key=ENV_KEY)
+                   params={"population": 2, "generations": 1}, k=3, llm=_llm(role_fake), seed=3, api_key=ENV_KEY)
     calls = list_calls(ws.db, run_id=out.run_id, limit=10_000)
     assert calls and all(c.error for c in calls), "every call should have failed with 401"
     assert any("401" in c.error for c in calls)
-    assert _used(fake, ENV_KEY)
+    assert _used(role_fake, ENV_KEY)
     _assert_nowhere(ws, all_logs, *messages, str(out.to_json()))
 
 
-def test_settings_page_keeps_the_key_in_the_session_only(fake, tmp_path, monkeypatch):
+def test_settings_page_keeps_the_key_in_the_session_only(role_fake, tmp_path, monkeypatch):
     """Drive the real Settings page: the key typed there lands in session state only, and the
     'Check endpoint' verdict of a server echoing the key does not show it."""
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("TOOLATLAS_DB_URL", f"sqlite:///{tmp_path / 'app.db'}")
-    fake.respond = None
-    fake.default = ("status", 401, {}, f"Incorrect API key provided: {SESSION_KEY}")
+    role_fake.respond = None
+    role_fake.default = ("status", 401, {}, f"Incorrect API key provided: {SESSION_KEY}")
     at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / "settings.py"), default_timeout=180)
     at.session_state["_via_router"] = True
     at.run()
     assert not at.exception, at.exception
     at.radio(key="set_llm_kind").set_value("openai").run()
-    at.text_input(key="set_base_url").input(fake.url)
+    at.text_input(key="set_base_url").input(role_fake.url)
     at.text_input(key="set_model").input("unlisted-model")  # not offered: check() falls back to a chat
     at.text_input(key="set_api_key").input(SESSION_KEY).run()
     at.button(key="set_check_llm").click().run()
@@ -213,7 +207,7 @@ def test_settings_page_keeps_the_key_in_the_session_only(fake, tmp_path, monkeyp
     assert at.session_state["llm_api_key"] == SESSION_KEY
     config = at.session_state["llm_config"]
     assert SESSION_KEY not in repr(config) and SESSION_KEY not in str(config.identity())
-    assert _used(fake, SESSION_KEY)
+    assert _used(role_fake, SESSION_KEY)
     # the store the page opened holds no trace of it
     from storage.db import make_engine
 

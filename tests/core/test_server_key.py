@@ -24,19 +24,12 @@ from core.settings import (
     api_key_for,
     operator_mode,
 )
-from tests.core.llm.fake_openai import FakeOpenAI, role_answer
 
 SERVER_KEY = "sk-server-secret-unit-0123456789"
 VISITOR_KEY = "sk-visitor-own-key-9876543210"
 MSG = [{"role": "user", "content": "hi"}]
 
 
-@pytest.fixture
-def fake():
-    server = FakeOpenAI().start()
-    server.respond = role_answer
-    yield server
-    server.close()
 
 
 def _server(base_url: str = "https://llm.example.org/v1") -> ServerEndpoint:
@@ -145,14 +138,14 @@ def test_settings_read_the_local_model_from_the_environment(monkeypatch):
 
 # -- no environment fallback in the backend, on the wire -------------------------------------------------------
 
-def test_backend_without_a_key_sends_no_server_key(fake, monkeypatch):
+def test_backend_without_a_key_sends_no_server_key(role_fake, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
-    OpenAIChatBackend(fake.url, "tiny-model", max_retries=0).chat(MSG, temperature=0)
-    OpenAIChatBackend(fake.url, "tiny-model", None, max_retries=0).check()
-    OpenAIChatBackend(fake.url, "tiny-model", "", max_retries=0).list_models()
-    assert len(fake.seen) >= 3
-    assert all(SERVER_KEY not in (s.get("auth") or "") for s in fake.seen)
-    assert {s.get("auth") for s in fake.seen} == {"Bearer not-needed"}
+    OpenAIChatBackend(role_fake.url, "tiny-model", max_retries=0).chat(MSG, temperature=0)
+    OpenAIChatBackend(role_fake.url, "tiny-model", None, max_retries=0).check()
+    OpenAIChatBackend(role_fake.url, "tiny-model", "", max_retries=0).list_models()
+    assert len(role_fake.seen) >= 3
+    assert all(SERVER_KEY not in (s.get("auth") or "") for s in role_fake.seen)
+    assert {s.get("auth") for s in role_fake.seen} == {"Bearer not-needed"}
 
 
 def test_backend_ignores_openai_base_url_in_the_environment(monkeypatch):
@@ -164,7 +157,7 @@ def test_backend_ignores_openai_base_url_in_the_environment(monkeypatch):
     assert client.api_key != SERVER_KEY
 
 
-def test_runs_through_build_context_carry_the_resolved_key_only(fake, monkeypatch, db, hashing_embedder):
+def test_runs_through_build_context_carry_the_resolved_key_only(role_fake, monkeypatch, db, hashing_embedder):
     """What a page does: resolve the key for the session's choice, pass it to build_context, run a role."""
     from core.models import Tool
     from core.workspace import Workspace
@@ -175,18 +168,18 @@ def test_runs_through_build_context_carry_the_resolved_key_only(fake, monkeypatc
                                         parameters={"type": "object", "properties": {}}),))
     engine = ws.search_engine(report.version.id)
     options = {"timeout": 5, "max_retries": 0}
-    attacker = LLMConfig(kind="openai", base_url=fake.url, model="tiny-model", options=options)
+    attacker = LLMConfig(kind="openai", base_url=role_fake.url, model="tiny-model", options=options)
     elsewhere = _server("https://llm.example.org/v1")  # the server's endpoint is another one
     for choice in (LLMChoice(attacker), LLMChoice(attacker, server_endpoint=True)):
         ctx = build_context(ws.db, engine, report.version.id, choice.config,
                             api_key=api_key_for(choice, elsewhere))
         ctx["operators"].pseudo_tools("weather in Oslo", max_tools=1)
-    assert fake.seen and all(SERVER_KEY not in (s.get("auth") or "") for s in fake.seen)
+    assert role_fake.seen and all(SERVER_KEY not in (s.get("auth") or "") for s in role_fake.seen)
 
-    fake.seen.clear()  # the control: when the fake *is* the server's endpoint, the server's key reaches it
-    own = ServerEndpoint(base_url=fake.url, model="tiny-model", api_key=SERVER_KEY)
+    role_fake.seen.clear()  # the control: when the fake *is* the server's endpoint, the server's key reaches it
+    own = ServerEndpoint(base_url=role_fake.url, model="tiny-model", api_key=SERVER_KEY)
     choice = LLMChoice(LLMConfig(kind="openai", base_url=own.base_url, model=own.model, options=options),
                        server_endpoint=True)
     ctx = build_context(ws.db, engine, report.version.id, choice.config, api_key=api_key_for(choice, own))
     ctx["operators"].pseudo_tools("weather in Oslo", max_tools=1)
-    assert fake.seen and all(s.get("auth") == f"Bearer {SERVER_KEY}" for s in fake.seen)
+    assert role_fake.seen and all(s.get("auth") == f"Bearer {SERVER_KEY}" for s in role_fake.seen)

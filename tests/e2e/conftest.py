@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,23 @@ def page(browser):
     pg.dialogs = dialogs
     yield pg
     ctx.close()
+
+
+def settle(page, timeout=180_000):
+    """Wait until Streamlit has finished the script run the last action started: no running-status widget
+    and no progress bar for a second and a half in a row (a single check can fall between two reruns)."""
+    busy = page.locator('[data-testid="stStatusWidget"], [data-testid="stProgress"]')
+    quiet_since = None
+    deadline = time.monotonic() + timeout / 1000
+    while time.monotonic() < deadline:
+        if busy.count() == 0:
+            quiet_since = quiet_since or time.monotonic()
+            if time.monotonic() - quiet_since >= 1.5:
+                return
+        else:
+            quiet_since = None
+        page.wait_for_timeout(250)
+    raise AssertionError("the page kept running")
 
 
 def screenshot(page, name: str) -> Path:

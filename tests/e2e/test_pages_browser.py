@@ -1,33 +1,15 @@
 """Every page of the app in a real browser on the demo catalog, and the overlap map's lasso selection."""
 
-import time
 
 import pytest
 
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import screenshot, settle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 PAGES = [("catalog", "Catalog"), ("overlap_map", "Overlap map"), ("merge_review", "Merge review"),
          ("playground", "Strategy playground"), ("trials", "Trials"), ("timeline", "Timeline"), ("runs", "Runs"),
          ("settings", "Settings")]
-
-
-def settle(page, timeout=180_000):
-    """Wait until Streamlit has finished the script run the last action started: no running-status widget
-    and no progress bar for a second and a half in a row (a single check can fall between two reruns)."""
-    busy = page.locator('[data-testid="stStatusWidget"], [data-testid="stProgress"]')
-    quiet_since = None
-    deadline = time.monotonic() + timeout / 1000
-    while time.monotonic() < deadline:
-        if busy.count() == 0:
-            quiet_since = quiet_since or time.monotonic()
-            if time.monotonic() - quiet_since >= 1.5:
-                return
-        else:
-            quiet_since = None
-        page.wait_for_timeout(250)
-    raise AssertionError("the page kept running")
 
 
 @pytest.mark.parametrize("path,title", PAGES)

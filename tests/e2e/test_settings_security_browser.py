@@ -12,13 +12,12 @@ reranker) are read-only for visitors and editable only with ``TOOLATLAS_OPERATOR
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import pytest
 
 from tests.core.llm.fake_openai import FakeOpenAI, role_answer
-from tests.e2e.conftest import _need_browser, screenshot, start_app, stop_app
+from tests.e2e.conftest import _need_browser, screenshot, settle, start_app, stop_app
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -28,23 +27,6 @@ SECRETS = (ENV_SECRET, TOML_SECRET)
 DB_LABEL = "SQLAlchemy URL (SQLite file or PostgreSQL)"
 SERVER_FIELDS = (DB_LABEL, "Model id or local folder", "Cross-encoder id or local folder (empty: none — none ships "
                  "offline)")
-
-
-def _settle(page, timeout: float = 180.0) -> None:
-    """Wait until the server has answered the last action: no running-status widget and no progress bar
-    for a second and a half in a row (a single check can fall between two reruns)."""
-    busy = page.locator('[data-testid="stStatusWidget"], [data-testid="stProgress"]')
-    quiet_since = None
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if busy.count() == 0:
-            quiet_since = quiet_since or time.monotonic()
-            if time.monotonic() - quiet_since >= 1.5:
-                return
-        else:
-            quiet_since = None
-        page.wait_for_timeout(250)
-    raise AssertionError("the page kept running")
 
 
 @pytest.fixture(scope="module")
@@ -100,30 +82,30 @@ def _open_settings(page, url: str) -> None:
     page.goto(f"{url}/settings", wait_until="domcontentloaded")
     page.get_by_role("heading", name="Settings").first.wait_for(timeout=180_000)  # the first visit embeds the demo
     page.get_by_text("Choose the language model your strategies use").wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
 
 
 def _backend(page, label: str) -> None:
     page.locator('[data-testid="stRadio"]').filter(has_text="Backend").get_by_text(label).first.click()
-    _settle(page)
+    settle(page)
 
 
 def _fill(page, label: str, value: str) -> None:
     box = page.get_by_label(label, exact=True)
     box.fill(value)
     box.press("Enter")
-    _settle(page)
+    settle(page)
 
 
 def _run_playground(page) -> None:
     """Through the sidebar (the same browser session keeps its Settings), then Run and wait for the outcome."""
     page.locator("[data-testid='stSidebarNav'] a").filter(has_text="Strategy playground").first.click()
     page.get_by_role("heading", name="Strategy playground", exact=True).first.wait_for(timeout=180_000)
-    _settle(page)
+    settle(page)
     page.get_by_text("OpenAI-compatible endpoint tiny-model").first.wait_for(timeout=60_000)
     page.get_by_role("button", name="Run", exact=True).click()
     page.get_by_role("heading", name="Outcome").wait_for(timeout=300_000)
-    _settle(page, 300)
+    settle(page, 300_000)
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
@@ -145,7 +127,7 @@ def test_visitor_endpoint_never_gets_a_server_secret(visitor_app, endpoints, pag
     assert page.get_by_label("API key (kept in this session only)").input_value() == ""  # nothing pre-filled
     page.get_by_role("button", name="Use this endpoint").click()
     page.get_by_text("Strategies now call tiny-model at the endpoint you gave").wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
     _html_has_no_secret(page)
 
     _run_playground(page)
@@ -167,7 +149,7 @@ def test_servers_endpoint_gets_the_servers_key_as_the_control(visitor_app, endpo
     _backend(page, "The server's endpoint")
     page.get_by_role("button", name="Use the server's endpoint").click()
     page.get_by_text("at the server's endpoint").first.wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
     _html_has_no_secret(page)
     _run_playground(page)
     assert own.seen, "the server's endpoint was never called"
