@@ -12,8 +12,8 @@ from core.settings import (
     allowed_overrides,
     api_key_for,
     build_workspace,
+    operator_mode,
 )
-from core.settings import operator_mode as _operator_mode
 from core.workspace import Workspace
 
 
@@ -30,11 +30,6 @@ def ensure_router() -> None:
         PagesManager.uses_pages_directory = False
         if not st.session_state.get("_via_router"):  # this session never went through app.py
             st.rerun()
-
-
-def operator_mode() -> bool:
-    """Whether this server lets its visitors change the server's settings (``TOOLATLAS_OPERATOR=1``)."""
-    return _operator_mode()
 
 
 def current_settings() -> Settings:

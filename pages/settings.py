@@ -15,7 +15,6 @@ import streamlit as st
 from components.session import (
     current_settings,
     llm_config,
-    operator_mode,
     server_endpoint,
     use_llm,
     workspace,
@@ -32,6 +31,7 @@ from core.settings import (
     OPENAI_ENDPOINT,
     LLMChoice,
     api_key_for,
+    operator_mode,
 )
 from storage.db import redact_url, resolve_db_url
 

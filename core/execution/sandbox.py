@@ -105,6 +105,18 @@ class PythonFunction:
         return cls(function=function, source=source)
 
     @classmethod
+    def of_tool(cls, tool: Tool) -> PythonFunction | None:
+        """The function a catalog tool carries in ``extra["python"]``, or None when it carries none or an entry
+        :meth:`from_extra` refuses (a ``path``, unknown fields): what the sandbox would run for the tool."""
+        entry = tool.extra.get("python") if isinstance(tool.extra, Mapping) else None
+        if entry is None:
+            return None
+        try:
+            return cls.from_extra(entry)
+        except (ValueError, TypeError):
+            return None
+
+    @classmethod
     def from_extra(cls, entry: Any) -> PythonFunction:
         """From a tool's ``extra["python"]``: ``{"function": ..., "source": ...}``.
 
@@ -248,13 +260,7 @@ class SandboxExecutor:
     def _function_for(self, tool: Tool) -> PythonFunction | None:
         if tool.key in self.functions:
             return self.functions[tool.key]
-        entry = tool.extra.get("python") if isinstance(tool.extra, Mapping) else None
-        if entry is None:
-            return None
-        try:
-            return PythonFunction.from_extra(entry)
-        except (ValueError, TypeError):
-            return None
+        return PythonFunction.of_tool(tool)
 
     def _run(self, function: str, source: str, filename: str, from_file: bool, arguments_json: str,
              limit: float, bwrap: str | None) -> ExecutionResult:

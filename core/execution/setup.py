@@ -65,9 +65,10 @@ class ExecutorPlan:
 
 
 def python_tools(tools: Sequence[Tool]) -> list[Tool]:
-    """The tools that carry inline Python code (``extra["python"]["source"]``): what the sandbox would run."""
-    return [t for t in tools if isinstance(t.extra, Mapping) and isinstance(t.extra.get("python"), Mapping)
-            and isinstance(t.extra["python"].get("source"), str)]
+    """The tools that carry inline Python code the sandbox would run (``PythonFunction.of_tool``)."""
+    from core.execution.sandbox import PythonFunction
+
+    return [t for t in tools if PythonFunction.of_tool(t) is not None]
 
 
 def demo_mcp_server() -> McpServer:
