@@ -1,21 +1,19 @@
-"""Tool Atlas: the router. Each page lives in pages/; this file only builds the navigation."""
+"""Tool Atlas: the router. Each page lives in pages/; this file builds the navigation and keeps the app-wide
+catalog selection in the address bar (components.pickers)."""
+
+from pathlib import Path
 
 import streamlit as st
 
-st.set_page_config(page_title="Tool Atlas", page_icon=":material/travel_explore:", layout="wide")
+from components.pickers import keep_selection
 
-CATALOG = st.Page("pages/catalog.py", title="Catalog", url_path="catalog", icon=":material/manage_search:")
-
-
-def _home() -> None:
-    """The app's root opens the Catalog at its own address. Streamlit serves its default page only at the root,
-    so a Catalog marked default answered a link to /catalog with "Page not found"; every page now has a path."""
-    st.switch_page(CATALOG)
-
+# a local icon: a Material Symbols icon here would be fetched from Google's font server on every load
+st.set_page_config(page_title="Tool Atlas", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"),
+                   layout="wide")
 
 PAGES = [
-    st.Page(_home, title="Tool Atlas", url_path="home", default=True, visibility="hidden"),
-    CATALOG,
+    st.Page("pages/home.py", title="Start here", url_path="home", default=True, icon=":material/home:"),
+    st.Page("pages/catalog.py", title="Catalog", url_path="catalog", icon=":material/manage_search:"),
     st.Page("pages/overlap_map.py", title="Overlap map", url_path="overlap_map", icon=":material/scatter_plot:"),
     st.Page("pages/merge_review.py", title="Merge review", url_path="merge_review", icon=":material/call_merge:"),
     st.Page("pages/playground.py", title="Strategy playground", url_path="playground", icon=":material/science:"),
@@ -26,4 +24,6 @@ PAGES = [
 ]
 
 st.session_state["_via_router"] = True  # see components.session.ensure_router
-st.navigation(PAGES).run()
+page = st.navigation(PAGES)
+keep_selection()
+page.run()

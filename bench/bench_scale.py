@@ -217,7 +217,7 @@ def _other_user_search(browser, url: str) -> float:
     """A second user searching the demo catalog while the first waits on the 40k catalog."""
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     try:
-        page.goto(url)
+        page.goto(f"{url}/catalog")
         box = page.get_by_label("Search the catalog")
         box.wait_for(timeout=120_000)
         _wait_idle(page, 120)
@@ -241,7 +241,7 @@ def browser_check(db_url: str, timeout: float = 900) -> None:
             browser = pw.chromium.launch(executable_path=chromium, headless=True,
                                          args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            for path, label in (("", "Catalog"), ("overlap_map", "Overlap map"), ("merge_review", "Merge review")):
+            for path, label in (("catalog", "Catalog"), ("overlap_map", "Overlap map"), ("merge_review", "Merge review")):
                 page.goto(f"{url}/{path}")
                 _wait_idle(page, 180)
                 start = time.perf_counter()

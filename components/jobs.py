@@ -82,7 +82,8 @@ def cancelled_elsewhere() -> None:
 
 
 KINDS = {"engine": "Embedding a catalog", "projection": "Catalog map", "sweep": "Merge threshold sweep",
-         "merge": "Merge run", "timeline": "Timeline run", "trials": "Trial run"}
+         "merge": "Merge run", "timeline": "Timeline run", "trials": "Trial run",
+         "eval": "Evaluation run"}
 
 
 def _describe(ws, key: Any) -> tuple[str, str]:

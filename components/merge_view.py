@@ -1,5 +1,6 @@
-"""Shared pieces of the merge pages: run (or rebuild) a merge as a background job with its progress, the sweep chart, and the
-before/after measures of a merge."""
+"""Shared pieces of the merge pages: the θ control with the recommendation for the embedding model, run (or
+rebuild) a merge as a background job with its progress, the sweep chart, and the before/after measures of a
+merge."""
 
 from __future__ import annotations
 
@@ -14,12 +15,52 @@ from components.jobs import cancelled_elsewhere, follow
 from components.overlap_charts import silhouette_chart
 from components.text import md_escape
 from core.jobs import DONE, FAILED, RUNNING, JobCancelled
+from core.merging.calibration import PAPER_THRESHOLD, ThresholdAdvice, recommended_threshold
 from core.merging.candidates import SweepRow
 from core.merging.measures import mean_silhouette
 from core.merging.pipeline import MergeConfig
 from core.merging.service import MergeMeasures, MergeRun, judge_id, merge_job_key, start_merge
 from storage.catalogs import QuerySetInfo
 from storage.merges import list_merge_runs
+
+
+def threshold_control(ws, *, key: str, label: str = "Cosine threshold θ") -> tuple[float, ThresholdAdvice]:
+    """The θ slider, starting at the θ recommended for the workspace's embedding model (the paper's 0.82
+    when the model has no calibration), with a button to switch between that and the paper's value."""
+    advice = recommended_threshold(ws.vector_space)
+
+    def set_to(value: float) -> None:
+        st.session_state[key] = value
+
+    st.session_state.setdefault(key, advice.threshold)  # the default, set once (the buttons below change it)
+    value = st.slider(label, 0.50, 0.98, step=0.01, key=key,
+                      help="Pairs of tools at least this similar (cosine of their embeddings) go to the judge. "
+                           f"ToolScope uses {PAPER_THRESHOLD:.2f}, tuned for gte-large embeddings; similarities "
+                           "depend on the model, so the default is the θ calibrated for this one.")
+    if advice.calibrated and round(value, 2) != round(PAPER_THRESHOLD, 2):
+        st.button(f"Use the paper's θ {PAPER_THRESHOLD:.2f}", key=f"{key}_paper", on_click=set_to,
+                  args=(PAPER_THRESHOLD,), help="ToolScope §4.1 fixed θ = 0.82 after a sweep on Seal-Tools with "
+                                                 "gte-large embeddings.")
+    if round(value, 2) != round(advice.threshold, 2):
+        st.button(f"Back to the recommended θ {advice.threshold:.2f}", key=f"{key}_recommended", on_click=set_to,
+                  args=(advice.threshold,))
+    return float(value), advice
+
+
+def threshold_line(value: float, advice: ThresholdAdvice) -> str:
+    """One line on which θ is in use and where the default comes from, as markdown (the model id a note may
+    name comes from the settings; it is escaped)."""
+    paper = f"The ToolScope paper's θ {PAPER_THRESHOLD:.2f} was tuned for another embedder (gte-large)."
+    cal = advice.calibration
+    if cal is None:
+        return f"**θ = {value:.2f}.** {md_escape(advice.note[:1].upper() + advice.note[1:])}."
+    s = cal.score
+    why = (f"(recovers {s.recovered}/{s.duplicate_groups} planted duplicate groups on the demo, {s.complete} of "
+           f"them completely; no look-alike merged)")
+    if round(value, 2) == round(advice.threshold, 2):
+        return f"**Recommended θ for this model: {advice.threshold:.2f}** {why}, in use. {paper}"
+    whose = "the ToolScope paper's" if round(value, 2) == round(PAPER_THRESHOLD, 2) else "set by you"
+    return f"**θ = {value:.2f}** ({whose}). Recommended θ for this model: {advice.threshold:.2f} {why}."
 
 
 def finished_run(ws, version_id: int, config: MergeConfig, llm) -> bool:
@@ -72,16 +113,27 @@ def merge_for_page(ws, version_id: int, config: MergeConfig, llm, *, cancel_key:
         cancel.empty()
 
 
-def sweep_chart(rows: list[SweepRow], chosen: float) -> go.Figure:
+def sweep_chart(rows: list[SweepRow], chosen: float, recommended: float | None = None) -> go.Figure:
     fig = go.Figure()
     x = [r.threshold for r in rows]
     fig.add_trace(go.Scatter(x=x, y=[r.pairs for r in rows], mode="lines+markers", name="candidate pairs"))
     fig.add_trace(go.Scatter(x=x, y=[r.tools_in_clusters for r in rows], mode="lines+markers",
                              name="tools in clusters"))
     fig.add_trace(go.Scatter(x=x, y=[r.clusters for r in rows], mode="lines+markers", name="clusters"))
-    fig.add_vline(x=chosen, line_dash="dot", annotation_text=f"θ = {chosen:.2f}")
-    fig.update_layout(height=280, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="cosine threshold θ",
-                      title="Threshold sweep (candidate graph before any judging)")
+    same = recommended is not None and round(recommended, 2) == round(chosen, 2)
+    fig.add_vline(x=chosen, line_dash="dot", annotation_text=f"θ = {chosen:.2f}" + (" (recommended)" if same else ""),
+                  annotation_position="top right")
+    if recommended is not None and not same:
+        fig.add_vline(x=recommended, line_dash="dash", line_color="seagreen",
+                      annotation_text=f"recommended {recommended:.2f}", annotation_position="top left")
+    if round(PAPER_THRESHOLD, 2) not in {round(chosen, 2), round(recommended or -1, 2)}:
+        fig.add_vline(x=PAPER_THRESHOLD, line_dash="dash", line_color="grey",
+                      annotation_text=f"paper {PAPER_THRESHOLD:.2f}", annotation_position="bottom right")
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="cosine threshold θ",
+                      yaxis=dict(title="count (log scale)", type="log", tickvals=[m * 10**e for e in range(7)
+                                                                                  for m in (1, 2, 5)]),
+                      legend_title_text="at each θ",
+                      title="Threshold sweep: what each θ would put up for review (before any judging)")
     return fig
 
 

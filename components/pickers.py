@@ -1,27 +1,123 @@
-"""Sidebar pickers shared by pages."""
+"""The app-wide selection (catalog and version) and the sidebar picker every page shows for it.
+
+One choice holds on every page: it lives in this browser session (``selection``) and in the address bar
+(``?catalog=…&version=…``), so a reload or a shared link opens the same catalog. The address is read once,
+when a session starts; after that the session's choice is the truth and is written back to the address on
+every run (Streamlit clears the query string when the user changes page).
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import streamlit as st
 
 from components.jobs import follow
+from components.text import md_escape
 from core.workspace import Workspace
-from storage.catalogs import CatalogInfo, VersionInfo, get_catalog, list_catalogs
+from storage.catalogs import CatalogInfo, VersionInfo, list_catalogs
+
+_SELECTION = "selection"
+_CATALOG_WIDGET = "sel_catalog"
+_VERSION_WIDGET = "sel_version"
+DEFAULT_CATALOG = "demo"
 
 
-def catalog_picker(ws: Workspace, *, key: str = "catalog") -> tuple[CatalogInfo, VersionInfo]:
-    names = [c.name for c in list_catalogs(ws.db)]
+@dataclass(frozen=True)
+class Selection:
+    """What the visitor is looking at: a catalog name and a version number (None: the latest)."""
+
+    catalog: str | None = None
+    version: int | None = None
+
+    @staticmethod
+    def from_params(params) -> Selection:
+        """Read ``?catalog=…&version=…``; a version that is not a positive whole number is ignored."""
+        catalog = (params.get("catalog") or "").strip() or None
+        raw = (params.get("version") or "").strip().lstrip("vV")
+        version = int(raw) if raw.isdigit() and int(raw) > 0 else None
+        return Selection(catalog, version if catalog else None)
+
+    def to_params(self) -> dict[str, str]:
+        if not self.catalog:
+            return {}
+        return {"catalog": self.catalog, **({"version": str(self.version)} if self.version else {})}
+
+
+def selection() -> Selection:
+    return st.session_state.get(_SELECTION) or Selection()
+
+
+def _write_url(chosen: Selection) -> None:
+    wanted = chosen.to_params()
+    current = {k: st.query_params.get(k) for k in ("catalog", "version") if k in st.query_params}
+    if wanted and current != wanted:
+        for k in ("catalog", "version"):
+            if k in st.query_params and k not in wanted:
+                del st.query_params[k]
+        st.query_params.update(wanted)
+
+
+def keep_selection() -> None:
+    """Called by the router on every run: adopt the address's choice when this session starts, else put the
+    session's choice back into the address (a page change clears it)."""
+    if _SELECTION not in st.session_state:
+        st.session_state[_SELECTION] = Selection.from_params(st.query_params)
+    _write_url(selection())
+
+
+def _on_catalog_change() -> None:
+    st.session_state[_SELECTION] = Selection(st.session_state[_CATALOG_WIDGET], None)
+
+
+def _on_version_change() -> None:
+    st.session_state[_SELECTION] = Selection(selection().catalog, st.session_state[_VERSION_WIDGET])
+
+
+def resolve(chosen: Selection, catalogs: tuple[CatalogInfo, ...]) -> tuple[CatalogInfo, VersionInfo, str | None]:
+    """The catalog and version to show for ``chosen`` and, when the choice cannot be honoured (a link to a
+    catalog or version this store lacks), a sentence saying what is shown instead."""
+    if not catalogs:
+        raise ValueError("the store has no catalogs")
+    by_name = {c.name: c for c in catalogs}
+    fallback = by_name.get(DEFAULT_CATALOG, catalogs[0])
+    info = by_name.get(chosen.catalog or "", fallback)
+    problem = None
+    if chosen.catalog and chosen.catalog not in by_name:
+        problem = f"There is no catalog named “{chosen.catalog}” in this store; showing “{info.name}”."
+    numbers = [v.number for v in info.versions]
+    if chosen.version is not None and chosen.version in numbers and info.name == chosen.catalog:
+        version = info.versions[numbers.index(chosen.version)]
+    else:
+        version = info.latest
+        if chosen.version is not None and info.name == chosen.catalog:
+            problem = (f"Catalog “{info.name}” has no version {chosen.version}; "
+                       f"showing its latest, v{version.number}.")
+    return info, version, problem
+
+
+def catalog_picker(ws: Workspace) -> tuple[CatalogInfo, VersionInfo]:
+    """The sidebar's Catalog and Version boxes, set to the app-wide selection; a change holds on every page."""
+    catalogs = list_catalogs(ws.db)
+    info, version, problem = resolve(selection(), catalogs)
+    names = [c.name for c in catalogs]
+    # seed the widgets from the selection: Streamlit forgets a widget's value when a page without it runs
+    st.session_state[_CATALOG_WIDGET] = info.name
+    st.session_state[_VERSION_WIDGET] = version.number
     with st.sidebar:
-        name = st.selectbox("Catalog", names, index=names.index("demo") if "demo" in names else 0,
-                            key=f"{key}_name")
-        info = get_catalog(ws.db, name)
-        numbers = [v.number for v in info.versions]
-        number = st.selectbox(
-            "Version", numbers[::-1], key=f"{key}_version",
+        st.selectbox("Catalog", names, key=_CATALOG_WIDGET, on_change=_on_catalog_change,
+                     help="Holds on every page and in the address bar, so a link opens the same catalog.")
+        st.selectbox(
+            "Version", [v.number for v in info.versions][::-1], key=_VERSION_WIDGET, on_change=_on_version_change,
             format_func=lambda n: " · ".join(dict.fromkeys([f"v{n}", info.versions[n - 1].label]))
             + f" · {info.versions[n - 1].n_tools} tools",
         )
-    return info, next(v for v in info.versions if v.number == number)
+        if problem:
+            st.warning(md_escape(problem))
+    chosen = Selection(info.name, version.number)
+    st.session_state[_SELECTION] = chosen  # a link this store cannot honour gives way to what is shown
+    _write_url(chosen)
+    return info, version
 
 
 def ensure_engine(ws: Workspace, version: VersionInfo):
@@ -31,3 +127,8 @@ def ensure_engine(ws: Workspace, version: VersionInfo):
         return ws.search_engine(version.id)
     follow(ws.start_search_engine(version.id))
     return ws.search_engine(version.id)
+
+
+def choose(catalog: str | None, version: int | None = None) -> None:
+    """Make ``catalog`` (None: the default) the app-wide selection, say after an import or a deletion."""
+    st.session_state[_SELECTION] = Selection(catalog, version if catalog else None)

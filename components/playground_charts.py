@@ -1,18 +1,41 @@
-"""Figures of the Strategy playground: the population moving on the map, fitness, votes, lineage."""
+"""Figures and tables of the Strategy playground: the population moving on the map, fitness, votes, lineage,
+and a strategy's final ranking.
+
+Generations are numbered as ``core.playground`` explains (1 = the seed population, ancestors 0) on every
+figure: slider, fitness axis, lineage columns and hover labels. Tool names, descriptions and model output are
+HTML-escaped in every hover and label.
+"""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import streamlit as st
 
 from core.models import Tool
-from core.playground import LineageNode, Member
+from core.playground import LineageNode, Member, RankedTool, member_label
 
 GREY = "rgba(150,150,150,0.35)"
+GOLD = "#f4a100"
+FINAL = "#2a9d8f"
+# light to dark blue: no yellow end that a gold star could be mistaken for
+FITNESS_SCALE = [[0.0, "#dbe7f5"], [0.5, "#6b9bd1"], [1.0, "#0b2e6b"]]
+ORIGIN_LABELS = {"ancestor": "ancestor (the query's pseudo-tool)", "seed": "seed (written from its ancestor)",
+                 "elite": "elite (best, carried over)", "crossover": "crossover of two parents",
+                 "mutation": "mutation", "guided_mutation": "guided mutation", "local_search": "local search",
+                 "copy": "copy (the operator failed)", "refine": "refinement", "refine_all": "joint refinement",
+                 "scatter": "scattered variant"}
+OPERATOR_COLOURS = {"ancestor": "#264653", "seed": "#8d99ae", "elite": "#2a9d8f", "crossover": "#e76f51",
+                    "mutation": "#3558d6", "guided_mutation": "#7b2cbf", "local_search": "#e9c46a",
+                    "copy": "#b0b0b0", "refine": "#3558d6", "refine_all": "#3558d6", "scatter": "#e76f51"}
+COMPONENTS = {  # fitness terms of FitText Eqs. 7 and 15, in words
+    "s_ret": ("mean retrieval score", "#2a9d8f"), "llm_score": ("mean LLM relevance score", "#e9c46a"),
+    "mem": ("mean memory penalty", "#8d99ae"), "crowd": ("mean crowding penalty", "#f4a261")}
+ANCESTOR_COLOURS = ("#3558d6", "#e76f51", "#2a9d8f", "#7b2cbf", "#e9c46a", "#264653")
 
 
 def _label(text: str, limit: int = 90) -> str:
@@ -20,99 +43,160 @@ def _label(text: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _fitness_text(f: float | None) -> str:
+    return "not scored" if f is None else f"fitness {f:.3f}"
+
+
 def population_animation(tools: Sequence[Tool], coords: np.ndarray, members: Sequence[Member],
-                         gold: Sequence[str], final: Sequence[str]) -> go.Figure:
-    """One frame per generation: the catalog in grey, gold tools as stars, the generation's members
-    sized and coloured by fitness with lines to the tools each retrieves."""
+                         gold: Sequence[str], final: Sequence[str], *, step: str = "generation",
+                         height: int = 560, legend: bool = True, title: str = "The search on the catalog map"
+                         ) -> go.Figure:
+    """The search on the catalog map, one frame per generation (or turn): the catalog in grey, the
+    generation's descriptions coloured by fitness with lines to the tools each retrieves, the ancestors as
+    diamonds, the final top-k ringed and gold tools as stars drawn on top of everything."""
     index = {t.key: i for i, t in enumerate(tools)}
+    ancestors = [m for m in members if m.generation == 0]
+    moving = [m for m in members if m.generation != 0] or ancestors
+    scored = any(m.fitness is not None for m in moving)
+    generations = sorted({m.generation for m in moving}) or [0]
+
     base = go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="markers", marker=dict(size=5, color=GREY),
-                      text=[_label(f"{t.name}: {t.description}") for t in tools], hoverinfo="text", name="tools")
-    gold_idx = [index[k] for k in gold if k in index]
-    gold_trace = go.Scatter(x=coords[gold_idx, 0], y=coords[gold_idx, 1], mode="markers",
-                            marker=dict(size=15, symbol="star", color="#f4a261", line=dict(width=1, color="#333")),
-                            text=[_label(tools[i].name) for i in gold_idx], hoverinfo="text", name="gold")
-    found = [index[k] for k in final if k in index]
-    final_trace = go.Scatter(x=coords[found, 0], y=coords[found, 1], mode="markers",
-                             marker=dict(size=11, symbol="circle-open", color="#2a9d8f", line=dict(width=2)),
-                             text=[_label(tools[i].name) for i in found], hoverinfo="text", name="final ranking")
-    generations = sorted({m.generation for m in members}) or [0]
+                      text=[_label(f"{t.name}: {t.description}") for t in tools], hoverinfo="text",
+                      name="catalog tool")  # legend names short: the caption under the map says more
 
     def frame_data(g: int) -> list[go.Scatter]:
-        now = [m for m in members if m.generation == g]
-        xs, ys = [], []
+        now = [m for m in moving if m.generation == g]
+        xs: list[float | None] = []
+        ys: list[float | None] = []
         for m in now:
             for key in m.top_keys:  # a line to every tool the member retrieved
                 if key in index:
                     j = index[key]
                     xs += [m.x, float(coords[j, 0]), None]
                     ys += [m.y, float(coords[j, 1]), None]
-        links = go.Scatter(x=xs, y=ys, mode="lines", line=dict(width=1, color="rgba(53,88,214,0.35)"),
+        links = go.Scatter(x=xs, y=ys, mode="lines", line=dict(width=1, color="rgba(53,88,214,0.3)"),
                            hoverinfo="skip", name="retrieves")
         fit = [m.fitness if m.fitness is not None else 0.0 for m in now]
+        marker = dict(size=[9 + 12 * max(0.0, min(1.0, f)) for f in fit] if scored else 11,
+                      line=dict(width=1, color="#222"))
+        if scored:
+            marker.update(color=fit, colorscale=FITNESS_SCALE, cmin=0, cmax=1, showscale=True,
+                          colorbar=dict(title="description<br>fitness", len=0.7, thickness=14))
+        else:
+            marker.update(color="#6b9bd1")
         pts = go.Scatter(
-            x=[m.x for m in now], y=[m.y for m in now], mode="markers",
-            marker=dict(size=[8 + 14 * max(0.0, min(1.0, f)) for f in fit], color=fit, colorscale="Viridis", cmin=0, cmax=1, showscale=True,
-                        colorbar=dict(title="fitness"), line=dict(width=1, color="#222")),
-            text=[_label(f"{m.id} ({m.origin}) f={m.fitness if m.fitness is not None else '–'}: {m.text}", 160)
-                  for m in now], hoverinfo="text", name="population")
+            x=[m.x for m in now], y=[m.y for m in now], mode="markers", marker=marker,
+            text=[f"<b>{html.escape(m.label or m.id)}</b> · {html.escape(ORIGIN_LABELS.get(m.origin, m.origin))}"
+                  f" · {_fitness_text(m.fitness)}<br>{_label(m.text, 160)}" for m in now],
+            hoverinfo="text", name="description")  # its colour is explained by the colour bar
         return [links, pts]
 
+    anc = go.Scatter(x=[m.x for m in ancestors], y=[m.y for m in ancestors], mode="markers",
+                     marker=dict(size=12, symbol="diamond", color="#264653", line=dict(width=1, color="white")),
+                     text=[f"<b>{html.escape(m.label or m.id)}</b><br>{_label(m.text, 160)}" for m in ancestors],
+                     hoverinfo="text", name="ancestor", visible=bool(ancestors) and moving is not ancestors)
+    found = [index[k] for k in final if k in index]
+    final_trace = go.Scatter(x=coords[found, 0], y=coords[found, 1], mode="markers",
+                             marker=dict(size=16, symbol="circle-open", color=FINAL, line=dict(width=2.5)),
+                             text=[_label(tools[i].name) for i in found], hoverinfo="text", name="final top-k")
+    gold_idx = [index[k] for k in gold if k in index]
+    gold_trace = go.Scatter(x=coords[gold_idx, 0], y=coords[gold_idx, 1], mode="markers",
+                            marker=dict(size=24, symbol="star", color=GOLD, line=dict(width=1.5, color="#222")),
+                            text=[f"gold: {_label(tools[i].name)}" for i in gold_idx], hoverinfo="text",
+                            name="gold tool")
     first = frame_data(generations[0])
-    fig = go.Figure(data=[base, gold_trace, final_trace, *first],
-                    frames=[go.Frame(data=frame_data(g), traces=[3, 4], name=str(g)) for g in generations])
-    fig.update_layout(
-        height=560, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.0, x=0.35, yanchor="bottom"),
-        xaxis=dict(visible=False), yaxis=dict(visible=False),
-        updatemenus=[dict(type="buttons", x=0.0, y=1.08, direction="left", buttons=[
-            dict(label="▶ Play", method="animate",
-                 args=[None, {"frame": {"duration": 900, "redraw": True}, "fromcurrent": True,
-                              "transition": {"duration": 400}}]),
-            dict(label="❚❚", method="animate", args=[[None], {"mode": "immediate", "frame": {"duration": 0}}])])],
-        sliders=[dict(active=0, currentvalue={"prefix": "generation "}, steps=[
-            dict(label=str(g), method="animate",
-                 args=[[str(g)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}])
-            for g in generations])],
-    )
+    # drawing order = stacking order: the gold stars last, so no population marker hides them
+    fig = go.Figure(data=[base, *first, anc, final_trace, gold_trace])
+    top = 100 if legend else 40  # the title, then the legend's two rows, above the map
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=top, b=10), showlegend=legend,
+                      title=dict(text=html.escape(title), x=0.0, xanchor="left", y=0.99, yanchor="top",
+                                 yref="container"),
+                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0.0, font=dict(size=12),
+                                  entrywidth=0.33, entrywidthmode="fraction"),  # three a row, however narrow
+                      xaxis=dict(visible=False), yaxis=dict(visible=False), hovermode="closest")
+    if len(generations) > 1:
+        # buttons and slider under the map, the legend above it: nothing overlaps the points or each other
+        fig.frames = [go.Frame(data=frame_data(g), traces=[1, 2], name=str(g)) for g in generations]
+        fig.update_layout(
+            margin=dict(l=10, r=10, t=top, b=90),
+            updatemenus=[dict(type="buttons", x=0.0, y=-0.02, xanchor="left", yanchor="top", direction="left",
+                              pad=dict(r=6, t=28), buttons=[
+                dict(label="▶ Play", method="animate",
+                     args=[None, {"frame": {"duration": 900, "redraw": True}, "fromcurrent": True,
+                                  "transition": {"duration": 400}}]),
+                dict(label="❚❚", method="animate",
+                     args=[[None], {"mode": "immediate", "frame": {"duration": 0}}])])],
+            sliders=[dict(active=0, x=0.36, len=0.64, y=-0.02, yanchor="top", pad=dict(t=10, b=0),
+                          currentvalue={"prefix": f"{step} ", "visible": True, "xanchor": "left"}, steps=[
+                dict(label=str(g), method="animate",
+                     args=[[str(g)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}])
+                for g in generations])],
+        )
     return fig
 
 
 def fitness_lines(fitness_events: Sequence[dict]) -> go.Figure:
-    """Best and mean fitness per generation, with the mean of each component (FitText Eqs. 7, 15)."""
+    """Best and mean fitness per generation, with the mean of each term (FitText Eqs. 7, 15); generation g is
+    Alg. 1's round g (1 = the seed population)."""
     frame = pd.DataFrame(fitness_events)
     fig = go.Figure()
     if not frame.empty:
         by_gen = frame.groupby("generation")
-        fig.add_trace(go.Scatter(x=list(by_gen.groups), y=by_gen["f"].max(), mode="lines+markers", name="best f",
-                                 line=dict(width=4, color="#e76f51")))
-        fig.add_trace(go.Scatter(x=list(by_gen.groups), y=by_gen["f"].mean(), mode="lines+markers", name="mean f",
-                                 line=dict(width=2, color="#264653")))
-        for comp, color in (("s_ret", "#2a9d8f"), ("llm_score", "#e9c46a"), ("mem", "#8d99ae"), ("crowd", "#f4a261")):
+        gens = [int(g) for g in by_gen.groups]
+        mean_f = list(by_gen["f"].mean())
+        # the terms first, beneath: one that equals the mean fitness (no penalty bit) is drawn as a wide pale
+        # band under the fitness line and says so, instead of vanishing behind it
+        for comp, (name, color) in COMPONENTS.items():
             if comp in frame:
-                fig.add_trace(go.Scatter(x=list(by_gen.groups), y=by_gen[comp].mean(), mode="lines",
-                                         name=f"mean {comp}", line=dict(dash="dot", color=color)))
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="generation",
-                      yaxis_title="value", title="Fitness per generation", xaxis=dict(dtick=1))
+                values = list(by_gen[comp].mean())
+                same = all(abs(a - b) <= 1e-9 for a, b in zip(values, mean_f, strict=True))
+                fig.add_trace(go.Scatter(
+                    x=gens, y=values, mode="lines+markers", name=name + (" (same as mean fitness)" if same else ""),
+                    line=dict(dash="solid" if same else "dot", color=color, width=9 if same else 2),
+                    marker=dict(size=5), opacity=0.45 if same else 1.0))
+        fig.add_trace(go.Scatter(x=gens, y=by_gen["f"].max(), mode="lines+markers", name="best fitness",
+                                 line=dict(width=4, color="#e76f51")))
+        fig.add_trace(go.Scatter(x=gens, y=mean_f, mode="lines+markers", name="mean fitness",
+                                 line=dict(width=2, color="#264653")))
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="generation",
+                      yaxis_title="value (0–1)", title="Fitness per generation", xaxis=dict(dtick=1),
+                      legend=dict(orientation="h", y=-0.25), hovermode="x unified")
     return fig
 
 
-def votes_bar(votes: Sequence[dict], gold: Sequence[str]) -> go.Figure:
-    keys = [v["key"] for v in votes]
-    fig = go.Figure(go.Bar(x=[html.escape(k) for k in keys], y=[v["votes"] for v in votes],
-                           marker_color=["#f4a261" if k in gold else "#3558d6" for k in keys],
-                           hovertext=[f"mean rank {v['mean_rank']:.1f} · mean similarity {v['mean_similarity']:.2f}"
-                                      for v in votes]))
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), title="Votes (gold in orange)",
-                      yaxis_title="votes")
+def votes_bar(votes: Sequence[dict], gold: Sequence[str], names: Mapping[str, str] | None = None,
+              order: Sequence[str] = ()) -> go.Figure:
+    """FitText Alg. 7's vote: per tool, the votes each ancestor's last population gave it (stacked, one
+    colour per ancestor), tools on the vertical axis so long names never collide; gold tools are starred and
+    ``order`` (the final ranking) comes first, top down."""
+    names = names or {}
+    tally: dict[str, dict[int, dict]] = {}
+    for v in votes:
+        tally.setdefault(v["key"], {})[int(v.get("ancestor", 0))] = v
+    keys = [k for k in order if k in tally] + sorted((k for k in tally if k not in order),
+                                                     key=lambda k: -sum(x["votes"] for x in tally[k].values()))
+    label = {k: ("★ " if k in gold else "") + html.escape(names.get(k, k)) for k in keys}
+    fig = go.Figure()
+    for a in sorted({a for per in tally.values() for a in per}):
+        rows = [k for k in keys if a in tally[k]]
+        fig.add_trace(go.Bar(
+            y=[label[k] for k in rows], x=[tally[k][a]["votes"] for k in rows], orientation="h",
+            name=f"ancestor {a + 1}", marker_color=ANCESTOR_COLOURS[a % len(ANCESTOR_COLOURS)],
+            hovertext=[f"{label[k]} · ancestor {a + 1}: {tally[k][a]['votes']} votes, mean rank "
+                       f"{tally[k][a]['mean_rank']:.1f}, mean similarity {tally[k][a]['mean_similarity']:.2f}"
+                       for k in rows], hoverinfo="text"))
+    fig.update_layout(barmode="stack", height=max(260, 110 + 24 * len(keys)), margin=dict(l=10, r=10, t=60, b=10),
+                      title="Votes per tool (★ gold)", xaxis_title="votes (descriptions that retrieved it)",
+                      yaxis=dict(autorange="reversed", categoryorder="array", categoryarray=[label[k] for k in keys]),
+                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right",
+                                  traceorder="normal"), showlegend=len(fig.data) > 1)
     return fig
 
 
-OPERATOR_COLOURS = {"ancestor": "#264653", "seed": "#8d99ae", "elite": "#2a9d8f", "crossover": "#e76f51",
-                    "mutation": "#3558d6", "guided_mutation": "#7b2cbf", "local_search": "#e9c46a"}
-
-
-def lineage_tree(nodes: Sequence[LineageNode]) -> go.Figure:
-    """The family tree: one column per generation, a line from every parent to its child coloured by the
-    operator that made the child, nodes sized by fitness (hover shows the description)."""
+def lineage_tree(nodes: Sequence[LineageNode], *, step: str = "generation") -> go.Figure:
+    """The family tree: one column per generation (0: ancestors), a line from every parent to its child
+    coloured by the operator that made the child, nodes sized by fitness; names and texts on hover (always-on
+    labels of dozens of nodes collide)."""
     where = {n.id: (n.column, -n.row) for n in nodes}
     fig = go.Figure()
     for origin in dict.fromkeys(n.origin for n in nodes):
@@ -128,17 +212,55 @@ def lineage_tree(nodes: Sequence[LineageNode]) -> go.Figure:
         colour = OPERATOR_COLOURS.get(origin, "#999")
         if xs:
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, width=1.5),
-                                     hoverinfo="skip", name=f"{origin} edge", legendgroup=origin, showlegend=False))
+                                     hoverinfo="skip", legendgroup=origin, showlegend=False))
         group = [n for n in nodes if n.origin == origin]
         fig.add_trace(go.Scatter(
-            x=[n.column for n in group], y=[-n.row for n in group], mode="markers+text", name=origin,
-            legendgroup=origin, text=[html.escape(n.id) for n in group], textposition="top center",
-            textfont=dict(size=9),
-            marker=dict(size=[8 + 18 * (n.fitness or 0.0) for n in group], color=colour,
+            x=[n.column for n in group], y=[-n.row for n in group], mode="markers",
+            name=html.escape(ORIGIN_LABELS.get(origin, origin)), legendgroup=origin,
+            marker=dict(size=[9 + 16 * max(0.0, n.fitness or 0.0) for n in group], color=colour,
                         line=dict(width=1, color="#333")),
-            hovertext=[_label(f"{n.id} ({n.origin}, f={n.fitness if n.fitness is not None else '–'}): {n.text}",
-                              200) for n in group], hoverinfo="text"))
-    fig.update_layout(height=max(280, 40 * (max((n.row for n in nodes), default=0) + 2)),
-                      margin=dict(l=10, r=10, t=30, b=10), title="Lineage: parents → children by operator",
-                      xaxis=dict(title="ancestors · seeds · generations", dtick=1), yaxis=dict(visible=False))
+            hovertext=[f"<b>{html.escape(n.label or n.id)}</b> · {html.escape(ORIGIN_LABELS.get(n.origin, n.origin))}"
+                       f" · {_fitness_text(n.fitness)}"
+                       + (f"<br>from {html.escape(', '.join(member_label(p) for p in n.parents))}" if n.parents else "")
+                       + f"<br>{_label(n.text, 200)}" for n in group], hoverinfo="text"))
+    columns = sorted({n.column for n in nodes})
+    ticks = ["ancestors" if c == 0 else f"{step} {c}" + (" (seeds)" if c == 1 and step == "generation" else "")
+             for c in columns]
+    fig.update_layout(height=max(320, 34 * (max((n.row for n in nodes), default=0) + 3) + 60),
+                      margin=dict(l=10, r=10, t=40, b=80), title="Lineage: parents → children, by operator",
+                      xaxis=dict(title=None, tickvals=columns, ticktext=ticks, showgrid=True),
+                      yaxis=dict(visible=False),
+                      legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom"))
     return fig
+
+
+def ranking_frame(rows: Sequence[RankedTool], gold: Sequence[str], names: Mapping[str, str]) -> pd.DataFrame:
+    """The final ranking as a table, best first, gold tools starred. A voted ranking shows what orders it —
+    the ancestor whose vote placed the tool, its votes and mean rank there — instead of the similarity, which
+    does not fall from rank to rank (it is on the votes chart's hover)."""
+    voted = any(r.votes is not None for r in rows)
+    out = []
+    for r in rows:
+        row: dict[str, object] = {"rank": r.rank, "tool": ("★ " if r.key in gold else "") + names.get(r.key, r.key)}
+        if voted:
+            row.update({"ancestor": r.ancestor, "votes": r.votes,
+                        "mean rank": None if r.mean_rank is None else round(r.mean_rank, 2)})
+        else:
+            row["score"] = round(r.score, 4)
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def ranking_table(rows: Sequence[RankedTool], gold: Sequence[str], names: Mapping[str, str], *, key: str) -> None:
+    """``ranking_frame`` as a compact table: narrow number columns, so the tool name and every vote column fit
+    in a side column."""
+    column = st.column_config.NumberColumn
+    st.dataframe(ranking_frame(rows, gold, names), hide_index=True, width="stretch", key=key, column_config={
+        "rank": column("rank", width=44), "tool": st.column_config.TextColumn("tool", width=150),
+        "ancestor": column("ancestor", width=66, help="The ancestor (query intent) whose population's vote "
+                                                      "placed the tool (FitText Alg. 7)."),
+        "votes": column("votes", width=50, help="Descriptions of that ancestor's last population that "
+                                                "retrieved the tool."),
+        "mean rank": column("mean rank", width=76, format="%.1f", help="Its mean place in their retrievals "
+                                                                       "(breaks ties in votes)."),
+        "score": column("score", width=72, format="%.4f")})

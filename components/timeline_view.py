@@ -20,6 +20,7 @@ from plotly.subplots import make_subplots
 from components.text import md_escape
 from core.evolution.docs import STAGE_ADJUST, STAGE_EXPLORE, STAGE_SOURCE, Revision, split_notes
 from core.evolution.methods import METHODS
+from core.evolution.report import same_series
 
 METHOD_COLOURS = {"original": "#757575", "contda": "#1f5fbf", "contda_no_adjust": "#e07b00",
                   "contda_no_discovery": "#8e44ad"}
@@ -27,6 +28,8 @@ STATUS_COLOURS = {"retained": "#8a8a8a", "added": "#2e9e44", "removed": "#d62828
                   "changed": "#f2b705"}
 # dashes keep coinciding lines apart (a method that changes nothing draws exactly over the original docs)
 METHOD_DASH = {"original": "solid", "contda": "solid", "contda_no_adjust": "dash", "contda_no_discovery": "dot"}
+METHOD_SYMBOLS = {"original": "circle", "contda": "diamond", "contda_no_adjust": "square",
+                  "contda_no_discovery": "triangle-up"}
 STAGE_TEXT = {STAGE_SOURCE: "catalog rewrite (source)", STAGE_EXPLORE: "Stage I · exploration (explore)",
               STAGE_ADJUST: "Stage II · relational notes (adjust)"}
 
@@ -81,19 +84,54 @@ def changes_chart(counts: Sequence[Mapping[str, int]], labels: Sequence[str]) ->
     return fig
 
 
+def _error_bars(series: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Standard-error bars for a per-step series, only where it was measured over two or more seeds (one
+    seed has no spread: a bar of zero height would read as a measured certainty)."""
+    if all(int(s.get("n", 2)) < 2 for s in series):
+        return dict(visible=False)
+    return dict(type="data", array=[100 * s["se"] for s in series], visible=True, thickness=1.2)
+
+
+def _spread_text(stat: Mapping[str, Any]) -> str:
+    return f" ± {100 * stat['se']:.2f}" if int(stat.get("n", 2)) >= 2 else ""
+
+
+def _covered(values: Mapping[str, Sequence[float]]) -> dict[str, list[list[str]]]:
+    """Per method and step, the other methods with the same value there (to 1e-9)."""
+    return {name: [[o for o, theirs in values.items() if o != name and t < len(theirs) and abs(theirs[t] - v) <= 1e-9]
+                   for t, v in enumerate(vals)] for name, vals in values.items()}
+
+
 def success_chart(summary: Mapping[str, Any], labels: Sequence[str]) -> go.Figure:
-    """CONTDA Fig. 1A: success rate per method over the steps, mean ± SE over seeds, in %."""
+    """CONTDA Fig. 1A: success rate per method over the steps, mean ± SE over seeds, in %.
+
+    Methods with the same curve stay visible: each method's points sit a little left or right of the step
+    (a dodge, as grouped bars do), dashes differ, and the legend and hover name the methods a line coincides
+    with."""
     x = step_names(labels)
+    methods = summary.get("methods", {})
+    same = same_series(summary, "success_by_step")
+    values = {n: [100 * s["mean"] for s in m["success_by_step"]] for n, m in methods.items()}
+    shared = _covered(values)
+    width = 0.07 if len(methods) > 1 else 0.0
     fig = go.Figure()
-    for name, m in summary.get("methods", {}).items():
+    for i, (name, m) in enumerate(methods.items()):
         series = m["success_by_step"]
+        twins = [methods[o]["label"] for o in same[name]]
+        legend = m["label"] + (f" (same line as {' and '.join(twins)})" if twins else "")
+        shift = (i - (len(methods) - 1) / 2) * width
+        hover = [f"{html.escape(x[t])} · {html.escape(m['label'])}: {y:.1f}%{html.escape(_spread_text(s))}" + (
+            f" — same as {html.escape(', '.join(methods[o]['label'] for o in at))}" if at else "")
+            for t, (y, s, at) in enumerate(zip(values[name], series, shared[name], strict=True))]
         fig.add_trace(go.Scatter(
-            x=x[:len(series)], y=[100 * s["mean"] for s in series], mode="lines+markers", name=m["label"],
-            line=dict(color=_colour(name), width=2.5, dash=METHOD_DASH.get(name, "solid")), marker=dict(size=8),
-            error_y=dict(type="data", array=[100 * s["se"] for s in series], visible=True, thickness=1.2)))
-    fig.update_layout(height=360, margin=dict(l=10, r=10, t=40, b=10), title="Success rate per step",
-                      yaxis_title="success rate (%)", yaxis_rangemode="tozero",
-                      legend=dict(orientation="h", y=-0.15))
+            x=[t + shift for t in range(len(series))], y=values[name], mode="lines+markers", name=html.escape(legend),
+            line=dict(color=_colour(name), width=2.5, dash=METHOD_DASH.get(name, "solid")),
+            marker=dict(size=8, symbol=METHOD_SYMBOLS.get(name, "circle"), line=dict(width=1, color="white")),
+            error_y=_error_bars(series), hovertext=hover, hoverinfo="text"))
+    fig.update_layout(height=380, margin=dict(l=10, r=10, t=40, b=10), title="Success rate per step",
+                      yaxis_title="success rate (%)", xaxis_title="step", yaxis_rangemode="tozero",
+                      legend=dict(orientation="h", y=-0.25), hovermode="closest")
+    fig.update_xaxes(tickvals=list(range(len(x))), ticktext=x, range=[-0.4, len(x) - 0.6])
     return fig
 
 
@@ -103,53 +141,70 @@ def forget_discover_chart(summary: Mapping[str, Any], labels: Sequence[str]) -> 
     fig = make_subplots(rows=1, cols=2, subplot_titles=("Forget (lower is better)", "Discover (higher is better)"),
                         horizontal_spacing=0.08)
     for name, m in summary.get("methods", {}).items():
-        for col, field in ((1, "forget_by_step"), (2, "discover_by_step")):
+        for col, field, what in ((1, "forget_by_step", "Forget"), (2, "discover_by_step", "Discover")):
             series = m[field]
             fig.add_trace(go.Bar(
-                x=x[:len(series)], y=[100 * s["mean"] for s in series], name=m["label"], legendgroup=name,
-                showlegend=col == 1, marker_color=_colour(name),
-                error_y=dict(type="data", array=[100 * s["se"] for s in series], visible=True)), row=1, col=col)
+                x=x[:len(series)], y=[100 * s["mean"] for s in series], name=html.escape(m["label"]),
+                legendgroup=name, showlegend=col == 1, marker_color=_colour(name), error_y=_error_bars(series),
+                hovertext=[f"{html.escape(m['label'])} · {what} at {html.escape(step)}: {100 * s['mean']:.1f}%"
+                           f"{html.escape(_spread_text(s))}" for step, s in zip(x, series, strict=False)],
+                hoverinfo="text"), row=1, col=col)
     fig.update_layout(barmode="group", height=360, margin=dict(l=10, r=10, t=50, b=10),
                       legend=dict(orientation="h", y=-0.15))
-    fig.update_yaxes(title_text="% of queries", row=1, col=1)
+    fig.update_yaxes(title_text="% of queries", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(rangemode="tozero", row=1, col=2)
     return fig
 
 
 def tradeoff_chart(summary: Mapping[str, Any]) -> go.Figure:
-    """CONTDA Fig. 4b: mean Forget (x) against mean Discover (y), one point per method with SE bars; the
-    upper left is the better corner. Methods landing on the same point share one label."""
+    """CONTDA Fig. 4b: mean Forget (x) against mean Discover (y), one point per method with SE bars (over two
+    or more seeds); the upper left is the better corner.
+
+    Points are named in the legend and on hover, not by text on the plot (labels of near points collide);
+    markers shrink in drawing order, so methods on the same or nearby points show as nested rings, and the
+    legend says which methods share a point."""
     methods = summary.get("methods", {})
     fig = go.Figure()
-    points: dict[tuple[float, float], list[str]] = {}
-    for m in methods.values():
-        points.setdefault((round(100 * m["forget"]["mean"], 3), round(100 * m["discover"]["mean"], 3)),
-                          []).append(m["label"])
+    where = {name: (round(100 * m["forget"]["mean"], 3), round(100 * m["discover"]["mean"], 3))
+             for name, m in methods.items()}
     symbols = ("circle", "diamond", "square", "triangle-up", "star", "hexagon")
-    xs = [100 * (m["forget"]["mean"] + m["forget"]["se"]) for m in methods.values()] or [1.0]
-    ys = [100 * (m["discover"]["mean"] + m["discover"]["se"]) for m in methods.values()] or [1.0]
-    mid, top = max(max(xs), 1.0) / 2, max(max(ys), 1.0)
-    # labels alternate above and below (in x order) and point inward so neighbours and edges do not clip them
-    order = {p: i for i, p in enumerate(sorted(points))}
+    xs = [100 * (m["forget"]["mean"] + m["forget"]["se"]) for m in methods.values()]
+    ys = [100 * (m["discover"]["mean"] + m["discover"]["se"]) for m in methods.values()]
+    names = list(methods)
     for i, (name, m) in enumerate(methods.items()):
         x, y = 100 * m["forget"]["mean"], 100 * m["discover"]["mean"]
-        point = (round(x, 3), round(y, 3))
-        group = points[point]
-        label = " / ".join(group) if group[0] == m["label"] else ""
-        above = y < 0.2 * top or (order[point] % 2 == 0 and y < 0.9 * top)
-        where = ("top" if above else "bottom") + (" right" if x <= mid else " left")
+        twins = [methods[o]["label"] for o in names[:i] if where[o] == where[name]]
+        legend = m["label"] + (f" (same point as {' and '.join(twins)})" if twins else "")
+        spread = int(m["forget"].get("n", 2)) >= 2
         fig.add_trace(go.Scatter(
-            x=[x], y=[y], mode="markers+text", name=m["label"], text=[label], textposition=where, cliponaxis=False,
-            marker=dict(size=15 - 3 * group.index(m["label"]), color=_colour(name), symbol=symbols[i % len(symbols)],
-                        line=dict(width=1, color="#222")),
-            error_x=dict(type="data", array=[100 * m["forget"]["se"]], visible=True),
-            error_y=dict(type="data", array=[100 * m["discover"]["se"]], visible=True),
-            hovertemplate=f"{html.escape(m['label'])}<br>Forget %{{x:.2f}}%<br>Discover %{{y:.2f}}%<extra></extra>"))
-    fig.update_layout(height=360, margin=dict(l=10, r=10, t=40, b=10), title="Forget–Discover trade-off",
+            x=[x], y=[y], mode="markers", name=html.escape(legend),
+            marker=dict(size=max(8, 24 - 5 * i), color=_colour(name),
+                        symbol=METHOD_SYMBOLS.get(name, symbols[i % len(symbols)]),
+                        line=dict(width=1.5, color="white")),
+            error_x=dict(type="data", array=[100 * m["forget"]["se"]], visible=spread),
+            error_y=dict(type="data", array=[100 * m["discover"]["se"]], visible=spread),
+            hovertext=[f"{html.escape(legend)}<br>mean Forget {x:.2f}%{html.escape(_spread_text(m['forget']))}"
+                       f"<br>mean Discover {y:.2f}%{html.escape(_spread_text(m['discover']))}"],
+            hoverinfo="text"))
+    fig.update_layout(height=380, margin=dict(l=10, r=10, t=40, b=10), title="Forget–Discover trade-off",
                       xaxis_title="mean Forget (%) — lower is better", yaxis_title="mean Discover (%) — higher is better",
-                      legend=dict(orientation="h", y=-0.22))
-    fig.update_xaxes(range=[-0.08 * max(max(xs), 1.0), 1.3 * max(max(xs), 1.0)])
-    fig.update_yaxes(range=[-0.08 * max(max(ys), 1.0), 1.25 * max(max(ys), 1.0)])
+                      legend=dict(orientation="h", y=-0.25))
+    fig.update_xaxes(range=_around(xs, [100 * (m["forget"]["mean"] - m["forget"]["se"]) for m in methods.values()]))
+    fig.update_yaxes(range=_around(ys, [100 * (m["discover"]["mean"] - m["discover"]["se"])
+                                        for m in methods.values()]))
     return fig
+
+
+def _around(highs: Sequence[float], lows: Sequence[float], *, least: float = 2.0) -> list[float]:
+    """An axis range around the points (with their error bars) and at least ``least`` percentage points
+    wide, so methods a fraction of a point apart are told apart rather than piled up at one spot of a
+    0–100 scale; never below 0."""
+    lo, hi = min(list(lows) or [0.0]), max(list(highs) or [1.0])
+    span = max(hi - lo, least)
+    mid = (hi + lo) / 2
+    pad = 0.2 * span
+    start = max(0.0 - pad / 4, mid - span / 2 - pad)
+    return [start, start + span + 2 * pad]
 
 
 def step_map_chart(keys: Sequence[str], coords: np.ndarray, status: Mapping[str, str], names: Mapping[str, str],

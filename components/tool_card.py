@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components.text import md_escape
+from components.text import md_escape, plain_text
 from core.doc_quality import rate_by_rules
 from core.models import Tool
 
@@ -29,7 +29,7 @@ def parameter_rows(tool: Tool) -> list[dict[str, Any]]:
                 "parameter": str(name),
                 "type": str(kind),
                 "required": name in required,
-                "description": str(spec.get("description", "")),
+                "description": plain_text(str(spec.get("description", ""))),
                 "enum / default": ", ".join(map(str, spec.get("enum", []))) or str(spec.get("default", "")),
             }
         )
@@ -46,7 +46,8 @@ def tool_card(tool: Tool, *, score: float | None = None) -> None:
                      f"source {md_escape(tool.source or '—', 300)}")
         if score is not None:
             right.metric("score", f"{score:.3f}")
-        st.markdown(md_escape(tool.description) if tool.description else "_No description._")
+        # shown as the reader of the docs would see it (markdown and tags resolved to text), then escaped
+        st.markdown(md_escape(plain_text(tool.description)) if tool.description else "_No description._")
         quality = rate_by_rules(tool)
         found = "; ".join(md_escape(issue, 300) for issue in quality.issues) or "nothing to fix"
         st.caption(f"Documentation quality (rules): **{quality.score}/5** — {found}")

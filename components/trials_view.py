@@ -1,9 +1,12 @@
-"""Charts and tables of GRETEL trials: step timelines, rankings before/after, the failure taxonomy."""
+"""Tables and charts of GRETEL trials: each candidate's trial as a readable row, the ranking before/after,
+the failure taxonomy. The functions that turn a trial into row data touch no Streamlit (tested alone)."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -27,8 +30,6 @@ COLOURS = {FUNCTIONAL_SUCCESS: "#2e7d32", SEMANTIC_MISMATCH: "#f9a825", PARAMETE
 # plain symbols: emoji fonts are missing on many servers and headless browsers
 ICONS = {FUNCTIONAL_SUCCESS: "✓", SEMANTIC_MISMATCH: "∅", PARAMETER_MISMATCH: "✗", PLANNING_FAILED: "✗",
          EXECUTION_FAILURE: "!", NOT_EXECUTED: "○"}
-_STEP_COLOURS = {"ok": "#43a047", "failed": "#e53935", "skipped": "#9e9e9e"}
-_STEP_LABELS = {"plan": "plan", "execute": "call", "simulate": "simulate", "classify": "class"}
 
 
 def outcome_label(trial: Trial) -> str:
@@ -48,24 +49,8 @@ def ranking_table(report: TrialReport, names: Mapping[str, str]) -> pd.DataFrame
         rows.append({"after": i + 1, "before": report.before.index(key) + 1, "move": arrow,
                      "tool": names.get(key, key), "gold": "★" if key in gold else "",
                      "outcome": outcome_label(trial) if trial else "", "why": report.rerank.reasons.get(key, "")})
-    return pd.DataFrame(rows)
-
-
-def step_timeline(trial: Trial) -> go.Figure:
-    """One bar per step of the trial, laid end to end in time, coloured by how the step ended."""
-    fig = go.Figure()
-    start = 0.0
-    for step in trial.steps:
-        width = max(step.seconds, 0.002)
-        fig.add_trace(go.Bar(
-            y=[trial.name], x=[width], base=[start], orientation="h", name=_STEP_LABELS[step.name],
-            marker_color=_STEP_COLOURS[step.status], text=[f"{_STEP_LABELS[step.name]} · {step.status}"],
-            textposition="inside", insidetextanchor="middle", showlegend=False,
-            hovertemplate=f"{_STEP_LABELS[step.name]} ({step.status}): {step.seconds * 1000:.1f} ms<extra></extra>"))
-        start += width
-    fig.update_layout(height=110, margin=dict(l=10, r=10, t=10, b=30), barmode="stack",
-                      xaxis_title="seconds", yaxis_visible=False)
-    return fig
+    frame = pd.DataFrame(rows)
+    return frame if gold else frame.drop(columns="gold", errors="ignore")  # a free-text request has no gold tools
 
 
 def taxonomy_chart(failures: Mapping[str, Any]) -> go.Figure:
@@ -76,33 +61,308 @@ def taxonomy_chart(failures: Mapping[str, Any]) -> go.Figure:
     fig = go.Figure(go.Bar(
         x=[counts.get(c, 0) / judged for c in classes], y=[c.replace("_", " ").lower() for c in classes],
         orientation="h", marker_color=[COLOURS[c] for c in classes],
-        text=[f"{counts.get(c, 0)} ({counts.get(c, 0) / judged:.0%})" for c in classes], textposition="auto"))
-    fig.update_layout(height=260, margin=dict(l=10, r=10, t=40, b=30), xaxis_tickformat=".0%",
+        text=[f"{counts.get(c, 0)} ({counts.get(c, 0) / judged:.0%})" for c in classes], textposition="outside",
+        cliponaxis=False, hovertemplate="%{y}: %{text} of the tried candidates<extra></extra>"))
+    top = max([counts.get(c, 0) / judged for c in classes] + [0.05])
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=40, b=40), xaxis_tickformat=".0%",
+                      xaxis_title="share of the tried candidates", yaxis_title="outcome",
+                      yaxis_autorange="reversed", xaxis_range=[0, top * 1.18],
                       title=f"Outcome of the top-{failures.get('k', 5)} candidates' trials "
                             f"({failures.get('judged', 0)} tried, {counts.get(NOT_EXECUTED, 0)} not executable)")
     return fig
 
 
 def metrics_table(metrics: Mapping[str, Any]) -> pd.DataFrame:
+    """Each retrieval measure before and after the re-ranking, and the change (floats, for a fixed format)."""
     before, after = metrics.get("before", {}), metrics.get("after", {})
-    return pd.DataFrame([{"measure": m, "before": before[m], "after": after.get(m), "change": after.get(m, 0) - before[m]}
-                         for m in before])
+    return pd.DataFrame([{"measure": m, "before": float(before[m]), "after": float(after.get(m, 0.0)),
+                          "change": float(after.get(m, 0.0)) - float(before[m])} for m in before],
+                        columns=["measure", "before", "after", "change"])
 
 
-def show_json(value: Any, *, key: str) -> None:
-    """JSON shown as code (inert text, whatever a tool returned)."""
-    st.code(json.dumps(value, indent=2, ensure_ascii=False, default=str)[:8000], language="json")
+# -- one candidate's trial as a row: plan → call → answer → verdict ----------------------------------
+
+_STEP_ICONS = {"ok": "✓", "failed": "✗", "skipped": "○"}
+_OUTCOME_COLOURS = {FUNCTIONAL_SUCCESS: "green", SEMANTIC_MISMATCH: "orange", PARAMETER_MISMATCH: "orange",
+                    PLANNING_FAILED: "red", EXECUTION_FAILURE: "violet", NOT_EXECUTED: "gray"}
+PREVIEW_LINES = 6  # lines of an answer shown before "… more"
+PREVIEW_WIDTH = 120  # characters of one preview line
+FULL_JSON_CHARS = 100_000  # the popover's JSON is cut past this (a page must stay responsive)
 
 
-def trial_detail(trial: Trial, *, key: str) -> None:
-    st.plotly_chart(step_timeline(trial), width="stretch", key=f"{key}_timeline")
-    for step in trial.steps:
-        head = f"**{_STEP_LABELS[step.name]}** · {step.status} · {step.seconds * 1000:.1f} ms"
-        st.markdown(head)
-        if step.note:
-            st.caption(md_escape(step.note))
-        if step.name != "classify" or step.output:
-            show_json({"input": step.input, "output": step.output}, key=f"{key}_{step.name}")
+@dataclass(frozen=True)
+class ArgumentRow:
+    """One planned argument: its name, its value as short text, where the planner took it from."""
+
+    name: str
+    value: str
+    source: str = ""
+    missing: bool = False
+
+
+@dataclass(frozen=True)
+class PlanCell:
+    status: str  # the plan step's status
+    seconds: float
+    arguments: tuple[ArgumentRow, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CallCell:
+    status: str  # the execute step's status, or "not reached" when the trial stopped at the plan
+    seconds: float = 0.0
+    executor: str = ""
+    isolation: str = ""
+    note: str = ""  # why it failed or was skipped
+
+
+@dataclass(frozen=True)
+class AnswerCell:
+    kind: str  # "real" | "simulated" | "error" | "none"
+    lines: tuple[str, ...]
+    full: Any = None  # the whole value, for the JSON one click away (None: nothing to show)
+    note: str = ""  # what the reader must know about it (a stand-in, and why)
+
+
+@dataclass(frozen=True)
+class TrialRow:
+    """A trial laid out for reading: the four cells of :func:`show_trial`, built from the stored steps."""
+
+    plan: PlanCell
+    call: CallCell
+    answer: AnswerCell
+    outcome: str
+    reason: str
+    simulated: bool
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def short_value(value: Any, width: int = 60) -> str:
+    """One value as one short line: text as text (whitespace folded, cut with …), numbers, booleans and
+    null as JSON, a list by its length, an object by its first fields."""
+    if isinstance(value, str):
+        text = " ".join(value.split())
+        return _cut(text, width) if text else '""'
+    if value is None or isinstance(value, bool | int | float):
+        return json.dumps(value)
+    if isinstance(value, list | tuple):
+        return _count(len(value), "item") if value else "empty list"
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        inner = ", ".join(f"{k}: {short_value(v, 24)}" for k, v in list(value.items())[:8])
+        more = len(value) > 8
+        return "{" + _cut(inner + (", …" if more else ""), max(width - 2, 1)) + "}"
+    return _cut(str(value), width)
+
+
+def answer_preview(value: Any, *, lines: int = PREVIEW_LINES, width: int = PREVIEW_WIDTH) -> tuple[str, ...]:
+    """A tool's answer as a few readable lines: text as its first lines, an object as ``key: value`` lines
+    (a list inside it counted, with its first item), a list counted then its first items; what does not
+    fit is said in a last line (``… 4 more fields``)."""
+    if isinstance(value, str):
+        text_lines = [ln.strip() for ln in value.strip().splitlines() if ln.strip()]
+        if not text_lines:
+            return ("(empty text)",)
+        shown = [_cut(" ".join(ln.split()), width) for ln in text_lines[:lines]]
+        rest = len(text_lines) - len(shown)
+        return (*shown, f"… {_count(rest, 'more line')}") if rest else tuple(shown)
+    if isinstance(value, list | tuple):
+        if not value:
+            return ("empty list",)
+        shown = [f"• {short_value(item, width - 2)}" for item in value[: max(lines - 1, 1)]]
+        rest = len(value) - len(shown)
+        return (_count(len(value), "item"), *shown, *((f"… {rest} more",) if rest else ()))
+    if isinstance(value, Mapping):
+        if not value:
+            return ("{} (an empty object)",)
+        items = list(value.items())
+        shown = []
+        for k, v in items[:lines]:
+            text = short_value(v, width)
+            if isinstance(v, list | tuple) and v:
+                text += " — first: " + short_value(v[0], 60)
+            shown.append(_cut(f"{k}: {text}", width))
+        rest = len(items) - len(shown)
+        return (*shown, f"… {_count(rest, 'more field')}") if rest else tuple(shown)
+    if value is None:
+        return ("null",)
+    return (short_value(value, width),)
+
+
+def plan_cell(trial: Trial) -> PlanCell:
+    """The plan step: every argument with its value and the planner's word on where it came from
+    (``sources``, "" where it said nothing), then the arguments the request could not supply."""
+    step = trial.step("plan")
+    if step is None:
+        return PlanCell("not reached", 0.0, ())
+    out = step.output if isinstance(step.output, Mapping) else {}
+    arguments = out.get("arguments") if isinstance(out.get("arguments"), Mapping) else {}
+    sources = out.get("sources") if isinstance(out.get("sources"), Mapping) else {}
+    missing = [m for m in (out.get("missing") or ()) if m not in arguments]
+
+    def source(name: Any) -> str:
+        return " ".join(str(sources.get(name) or "").split())
+
+    rows = [ArgumentRow(str(k), short_value(v, 60), source(k)) for k, v in arguments.items()]
+    rows += [ArgumentRow(str(m), "missing", source(m), True) for m in missing]
+    note = str(out.get("note") or "") or step.note
+    return PlanCell(step.status, step.seconds, tuple(rows), note)
+
+
+def call_cell(trial: Trial) -> CallCell:
+    """The execute step: which executor, how it ended, how long it took, and the isolation it ran under.
+    A failure is named by its kind here; its message is the answer cell's."""
+    step = trial.step("execute")
+    if step is None:
+        return CallCell("not reached", note="the trial stopped at the plan")
+    inp = step.input if isinstance(step.input, Mapping) else {}
+    note = step.note
+    if step.status == "failed":
+        kind = step.output.get("kind") if isinstance(step.output, Mapping) else None
+        note = f"error kind: {kind}" if kind else "error"
+    return CallCell(step.status, step.seconds, str(inp.get("executor") or trial.executor or ""),
+                    str(inp.get("isolation") or ""), note)
+
+
+def answer_cell(trial: Trial) -> AnswerCell:
+    """What came back: the tool's own answer, its error, or the simulator's stand-in, flagged as such."""
+    sim = trial.step("simulate")
+    if sim is not None:
+        why = str((sim.input or {}).get("error") or "")
+        if sim.status == "ok":
+            return AnswerCell("simulated", answer_preview(sim.output), sim.output,
+                              "written by the simulator, not by the tool" + (f" (after: {why})" if why else ""))
+        return AnswerCell("none", ("no answer",), None, sim.note or "the simulation failed")
+    step = trial.step("execute")
+    if step is None or step.status == "skipped":
+        return AnswerCell("none", ("no answer: the tool was not called",))
+    if step.status == "failed":
+        error = step.output.get("error") if isinstance(step.output, Mapping) else step.output
+        return AnswerCell("error", answer_preview(str(error or "the call failed without a message")), step.output)
+    return AnswerCell("real", answer_preview(step.output), step.output)
+
+
+def trial_row(trial: Trial) -> TrialRow:
+    """One candidate's trial as the plan → call → answer → verdict row the Trials page shows."""
+    return TrialRow(plan_cell(trial), call_cell(trial), answer_cell(trial), trial.outcome, trial.reason,
+                    trial.simulation_used)
+
+
+def md_code(text: str) -> str:
+    """Text as a markdown code span: shown literally, and never turned into a link (GFM links bare URLs,
+    ``www.`` names and e-mail addresses even when :func:`md_escape` has escaped them). The fence is one
+    backtick longer than any run inside; line breaks are folded (a blank line would end the span)."""
+    text = " ".join(str(text).split())
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}" if text else '`""`'
+
+
+def arguments_frame(plan: PlanCell) -> pd.DataFrame:
+    """The plan's arguments as a small table for st.table, which renders markdown: each value as a code
+    span (:func:`md_code`) with, under it in grey, where the planner took it from (escaped). Two columns,
+    not three: a narrow cell then wraps prose, never a value."""
+    with_sources = any(a.source for a in plan.arguments)
+    head = "value · where it came from" if with_sources else "value"
+    rows = []
+    for a in plan.arguments:
+        value = "**missing**" if a.missing else md_code(a.value)
+        if a.source:
+            value += f"  \n:gray[{md_escape(a.source, 120)}]"
+        rows.append({"argument": md_escape(a.name, 28), head: value})
+    return pd.DataFrame(rows, columns=["argument", head])
+
+
+def seconds_label(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def full_json(value: Any, limit: int = FULL_JSON_CHARS) -> str:
+    """A value as indented JSON, cut (and said so) past ``limit`` characters."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[:limit] + f"\n… cut: {len(text) - limit:,} more characters"
+
+
+def step_status(status: str, seconds: float) -> str:
+    """How a step ended, for its cell's heading: ``✓ 57 ms``, ``✗ failed · 8.0 s``, ``○ skipped``."""
+    icon = _STEP_ICONS.get(status, "")
+    if status == "not reached":
+        return status
+    if status == "ok":
+        return f"{icon} {seconds_label(seconds)}"
+    if status == "failed":
+        return f"{icon} failed · {seconds_label(seconds)}"
+    return f"{icon} {status}"
+
+
+def outcome_words(outcome: str) -> str:
+    """An outcome class as words (FUNCTIONAL_SUCCESS → Functional success), so a narrow cell can wrap it."""
+    return outcome.replace("_", " ").capitalize()
+
+
+def _code(text: str, language: str | None) -> None:
+    """Inert text in a code block: as tall as it is, up to a scrolling 480 px."""
+    st.code(text, language=language, wrap_lines=True, height=480 if text.count("\n") > 20 else "content")
+
+
+def show_trial(trial: Trial, *, key: str) -> None:
+    """One candidate's trial as one row of four cells, read left to right: the plan (arguments and where
+    each came from), the call (executor, status, latency, isolation), the answer (a short preview, the
+    full JSON in a popover, a simulated answer flagged), the verdict with its reason. Outside text is
+    escaped (st.table and st.markdown render markdown) or shown as code."""
+    row = trial_row(trial)
+    plan_col, call_col, answer_col, verdict_col = st.columns([5.4, 1.8, 4.4, 2.2], gap="medium")
+    with plan_col:
+        st.markdown(f"**Plan** {step_status(row.plan.status, row.plan.seconds)}")
+        if row.plan.arguments:
+            st.table(arguments_frame(row.plan), hide_index=True, border="horizontal")
+        elif row.plan.status == "ok":
+            st.caption("no arguments")
+        if row.plan.note:
+            st.caption(md_escape(row.plan.note, 300))
+    with call_col:
+        call = row.call
+        st.markdown(f"**Call** {step_status(call.status, call.seconds)}")
+        isolation = " + ".join(call.isolation.split("+"))  # spaces, so a narrow cell wraps between parts
+        lines = [f"via {md_escape(call.executor)}" if call.executor else "",
+                 f"isolation: {md_escape(isolation)}" if isolation else "", md_escape(call.note, 300)]
+        if any(lines):
+            st.caption("  \n".join(line for line in lines if line))
+    with answer_col:
+        ans = row.answer
+        badge = " :orange-badge[simulated, not from the tool]" if ans.kind == "simulated" else ""
+        st.markdown(("**Error**" if ans.kind == "error" else "**Answer**") + badge)
+        if ans.kind == "none":
+            st.caption(md_escape("\n".join(ans.lines)))
+        else:
+            st.text("\n".join(ans.lines))  # st.text renders no markdown and links nothing
+        if ans.note:
+            st.caption(md_escape(ans.note, 300))
+        if ans.full is not None:
+            text = isinstance(ans.full, str)
+            with st.popover("Full text" if text else "Full JSON", type="tertiary", key=f"{key}_answer_json"):
+                _code(ans.full[:FULL_JSON_CHARS] if text else full_json(ans.full), None if text else "json")
+    with verdict_col:
+        colour = _OUTCOME_COLOURS[row.outcome]
+        st.markdown(f"**Verdict**  \n:{colour}[{ICONS[row.outcome]} {outcome_words(row.outcome)}]")
+        reason = md_escape(row.reason, 400) + ("  \nranked on a simulated answer" if row.simulated else "")
+        st.caption(reason)
+
+
+def trace_json(trial: Trial, *, key: str) -> None:
+    """Every step of the trial, input and output, as JSON in a popover: the raw record, one click away."""
+    with st.popover("Raw trace (JSON)", type="tertiary", key=f"{key}_trace_json"):
+        _code(full_json(trial.to_json()), "json")
 
 
 def reports_table(reports: Sequence[TrialReport], k: int) -> pd.DataFrame:
@@ -111,7 +371,7 @@ def reports_table(reports: Sequence[TrialReport], k: int) -> pd.DataFrame:
         gold = set(r.gold)
         first_before = next((i + 1 for i, key in enumerate(r.before) if key in gold), None)
         first_after = next((i + 1 for i, key in enumerate(r.after) if key in gold), None)
-        rows.append({"query": r.query_id, "text": r.query[:90], "gold rank before": first_before,
+        rows.append({"query": r.query_id, "text": _cut(" ".join(r.query.split()), 90), "gold rank before": first_before,
                      "gold rank after": first_after,
                      f"successes in top {k}": sum(1 for key in r.after[:k]
                                                   if (t := r.trial(key)) and t.outcome == FUNCTIONAL_SUCCESS)})

@@ -242,9 +242,10 @@ def cmd_eval(args) -> int:
 
     ws = _workspace(args)
     if args.tools:
-        report = ws.import_files(args.tools, queries_path=args.queries)
+        report = _eval_file_catalog(ws, args)
         version = report.version
-        query_set = report.query_set
+        # no --queries: a query set stored with the catalog before, if it has one
+        query_set = report.query_set or pick_query_set(ws, version.catalog_name, args.query_set, required=False)
     elif args.name:
         version = _version(ws, args.name, args.version)
         query_set = None
@@ -265,8 +266,40 @@ def cmd_eval(args) -> int:
         progress=None if args.json else _progress_printer("queries"), resume=not args.fresh,
         llm=llm, seed=args.seed, api_key=os.environ.get("OPENAI_API_KEY"),
     )
-    out = result.to_json()
+    out = {**result.to_json(), "catalog": version.catalog_name, "version": version.number,
+           "query_set": query_set.name}
     return _emit(out, args.json)
+
+
+def _eval_file_catalog(ws, args):
+    """``eval [NAME] --tools FILE``: the file is stored as catalog NAME (default: the file's name without its
+    extension), the name printed on stderr, so its runs are found later in the app and by name, never under a
+    made-up one. The same content again reuses the stored version. Without NAME, a catalog of that name
+    holding other tools is refused rather than given a version it was not meant to get; with NAME the file
+    becomes its next version, as ``import --name`` does."""
+    from pathlib import Path
+
+    from core.importers.detect import load_catalog_bytes, read_catalog_file
+    from core.importers.launch import drop_launch_fields
+    from storage.catalogs import catalog_hash, list_catalogs
+
+    path = Path(args.tools)
+    name = args.name or path.stem
+    existing = next((c for c in list_catalogs(ws.db) if c.name == name), None)
+    if existing is not None and not args.name:
+        tools, _ = drop_launch_fields(load_catalog_bytes(read_catalog_file(path), str(path), source=path.name))
+        if catalog_hash(tools) != existing.latest.content_hash:
+            raise ValueError(
+                f"a catalog named {name!r} already exists with other tools (v{existing.latest.number}, "
+                f"{existing.latest.n_tools} tools). Name the catalog for {path.name}: "
+                f"`toolatlas eval NEW_NAME --tools {path}`, or `toolatlas eval {name} --tools {path}` to store it "
+                f"as the next version of {name!r}")
+    report = ws.import_files(path, name=name, queries_path=args.queries)
+    what = ("unchanged, reused" if report.reused
+            else "stored as a new version" if existing is not None else "stored as a new catalog")
+    print(f"toolatlas: {path.name} is catalog {name!r} v{report.version.number} ({what}); "
+          f"`toolatlas catalogs` lists it, the app shows its runs", file=sys.stderr)
+    return report
 
 
 def _stage_printer():
@@ -288,7 +321,13 @@ def cmd_merge(args) -> int:
         ws.ensure_demo()
     version = _version(ws, args.name, args.version)
     llm = _llm(args)
-    config = MergeConfig(threshold=args.threshold, k=args.k, autocorrect=not args.no_autocorrect)
+    from core.merging.calibration import recommended_threshold
+
+    advice = recommended_threshold(ws.vector_space, paper=args.paper_threshold)
+    threshold = args.threshold if args.threshold is not None else advice.threshold
+    config = MergeConfig(threshold=threshold, k=args.k, autocorrect=not args.no_autocorrect)
+    if not args.json and args.threshold is None:
+        print(f"θ {threshold:.2f}: {advice.note}", file=sys.stderr)
     run = merge_version(ws, version.id, config, llm, seed=args.seed, api_key=os.environ.get("OPENAI_API_KEY"),
                         fresh=args.fresh, progress=None if args.json else _stage_printer())
     engine = ws.search_engine(version.id)
@@ -298,7 +337,8 @@ def cmd_merge(args) -> int:
         queries = queries[: args.limit]
     merged = run.result.reduced_catalog(engine.tools)
     out = {"catalog": args.name, "version": version.number, "run_id": run.run_id, "threshold": config.threshold,
-           "autocorrect": config.autocorrect, "judge": llm.kind, **run.result.summary(),
+           "threshold_source": "given" if args.threshold is not None else
+           "recommended" if advice.calibrated else "paper", "autocorrect": config.autocorrect, "judge": llm.kind, **run.result.summary(),
            "llm_calls": count_calls(ws.db, run_id=run.run_id),
            "llm_errors": count_calls(ws.db, run_id=run.run_id, errors_only=True),
            **measure(engine, merged, run.result, queries, k=5).as_dict()}
@@ -341,12 +381,28 @@ def cmd_catalogs(args) -> int:
     return 0
 
 
+def cmd_delete(args) -> int:
+    from storage.catalogs import get_catalog, list_query_sets
+
+    ws = _workspace(args)
+    info = get_catalog(ws.db, args.name)
+    if not args.yes:
+        sets = list_query_sets(ws.db, args.name)
+        print(f"would delete catalog {args.name!r}: {len(info.versions)} version(s), {len(sets)} query set(s) and "
+              "every stored run made on them; run again with --yes to delete", file=sys.stderr)
+        return 1
+    deleted = ws.delete_catalog(args.name)
+    out = {"deleted": deleted.name, "versions": deleted.versions, "tools": deleted.tools,
+           "query_sets": deleted.query_sets, "runs": deleted.runs}
+    return _emit(out, args.json)
+
+
 def cmd_export(args) -> int:
     from core.importers.export import export_openai_tools
 
     ws = _workspace(args)
     version = _version(ws, args.name, args.version)
-    text = export_openai_tools(ws.tools(version.id))
+    text = export_openai_tools(ws.tools(version.id), args.format)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -411,11 +467,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("eval", help="run a retrieval strategy over a query set and score it")
-    p.add_argument("name", nargs="?", help="a stored catalog (or use --tools)")
+    p = sub.add_parser("eval", help="run a retrieval strategy over a query set and score it",
+                       description="Run a retrieval strategy over a query set and score it. The run is stored "
+                       "(resumable) and listed on the app's Runs page.")
+    p.add_argument("name", nargs="?", help="a stored catalog; with --tools, the name FILE is stored under")
     p.add_argument("--query-set", help="a stored query set of the catalog (default: the only one, or the one "
                    "named after the catalog)")
-    p.add_argument("--tools", help="catalog file, imported on the fly (cached by content hash)")
+    p.add_argument("--tools", metavar="FILE", help="evaluate a catalog file: it is stored as catalog NAME (default: "
+                   "the file name without extension, e.g. tools.json -> 'tools'), printed on stderr; the same "
+                   "content again reuses it; a different catalog already under the default name is an error")
     p.add_argument("--queries", help="queries JSONL")
     p.add_argument("--strategy", default="query")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="strategy parameter (repeatable)")
@@ -438,7 +498,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--query-set", help="a stored query set of the catalog (default: the only one, or the one "
                    "named after the catalog)")
     p.add_argument("--version", type=int)
-    p.add_argument("--threshold", type=float, default=0.82, help="cosine threshold θ for candidate pairs")
+    p.add_argument("--threshold", type=float, default=None, help="cosine threshold θ for candidate pairs (default: "
+                   "the θ recommended for the embedding model, else the paper's 0.82)")
+    p.add_argument("--paper-threshold", action="store_true", help="default θ: the ToolScope paper's 0.82 (tuned "
+                   "for gte-large) instead of the recommendation for the embedding model")
     p.add_argument("--k", type=int, default=30, help="neighbours per tool for candidate pairs")
     p.add_argument("--no-autocorrect", action="store_true", help="skip the Auto-Correction audit of clusters")
     p.add_argument("--limit", type=int, help="queries used for Recall@5 before/after")
@@ -458,12 +521,24 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.set_defaults(func=cmd_catalogs)
 
+    from core.importers.export import FORMATS as EXPORT_FORMATS
+
     p = sub.add_parser("export", help="export a catalog as OpenAI tools JSON")
     p.add_argument("name")
     p.add_argument("--version", type=int)
     p.add_argument("--out")
+    p.add_argument("--format", choices=list(EXPORT_FORMATS), default="openai",
+                   help="openai: exactly an OpenAI tools list (the default); atlas: plus our key, category and "
+                        "extras, read back by `toolatlas import` to the same tools")
     _add_common(p)
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("delete", help="delete a catalog with its versions, query sets and the runs made on them")
+    p.add_argument("name")
+    p.add_argument("--yes", action="store_true", help="really delete (without it, say what would go and stop)")
+    p.add_argument("--json", action="store_true")
+    _add_common(p)
+    p.set_defaults(func=cmd_delete)
 
     from core.cli_evolve import add_evolve_parser
     from core.cli_mcp import add_import_mcp_parser

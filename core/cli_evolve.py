@@ -72,9 +72,17 @@ def cmd_evolve(args) -> int:
             sys.stderr.write("\n")
         sys.stderr.flush()
 
+    from core.evolution.service import finished_run, load_evolution
+
+    stored = None if args.fresh else finished_run(ws, spec, queries, llm=_llm(args), router=router)
     try:
-        run = run_evolution(ws, spec, queries, llm=_llm(args), api_key=os.environ.get("OPENAI_API_KEY"),
-                            router=router, resume=not args.fresh, progress=None if args.json else progress)
+        if stored is not None:  # the same timeline with the same settings: shown, not stored twice
+            print(f"evolve: timeline #{stored.id} already holds this run (same settings, queries and catalog "
+                  "version); shown from the store, --fresh runs it again", file=sys.stderr)
+            run = load_evolution(ws.db, stored.id)
+        else:
+            run = run_evolution(ws, spec, queries, llm=_llm(args), api_key=os.environ.get("OPENAI_API_KEY"),
+                                router=router, resume=not args.fresh, progress=None if args.json else progress)
     finally:
         if router is not None:
             router.close()
@@ -129,7 +137,9 @@ def add_evolve_parser(sub) -> None:
     p.add_argument("--limit", type=int, help="first N queries")
     p.add_argument("--sample", type=int, help="a seeded random sample of N queries")
     p.add_argument("--split")
-    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
+    p.add_argument("--fresh", action="store_true",
+                   help="start a new run instead of resuming an unfinished one or showing a finished one with the "
+                        "same settings")
     p.add_argument("--json", action="store_true")
     _add_common(p)
     _add_llm(p)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+from typing import Any
 
 
 def announce_plan(plan) -> None:
@@ -60,7 +62,116 @@ def cmd_trials(args) -> int:
         router.close()
     out = {"catalog": args.name, "version": version.number, "strategy": args.strategy, "candidates": args.k,
            "simulate": config.simulate, "executors": plan.to_json(), **run.to_json()}
-    return _emit(out, args.json)
+    if args.json:
+        return _emit(out, True)
+    details = args.details if args.details is not None else (5 if len(run.reports) <= 5 else 0)
+    print(format_run(out, run.reports[:details] if details else ()))
+    return 0
+
+
+def _value(value: Any) -> str:
+    """One argument value as plain text: strings bare, lists comma-joined, numbers without a trailing .0."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list | tuple):
+        return ", ".join(_value(v) for v in value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _arguments(arguments: Any) -> str:
+    if not isinstance(arguments, dict) or not arguments:
+        return "(none)"
+    return " ".join(f"{k}={_value(v)!s}" if " " not in _value(v) else f'{k}="{_value(v)}"'
+                    for k, v in arguments.items())
+
+
+def _answer(step: Any, width: int = 110) -> str:
+    if step is None or step.output is None:
+        return ""
+    out = step.output
+    if isinstance(out, dict) and set(out) <= {"error", "kind"}:
+        return f"{out.get('kind') or 'error'}: {out.get('error')}"
+    text = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def format_trial(trial: Any, rank_after: int | None, gold: bool) -> list[str]:
+    """One candidate's trial as a few plain lines: plan (arguments as name=value, with where each came
+    from), call, answer or error, verdict."""
+    plan = trial.step("plan")
+    head = (f"  {trial.rank:>2} → {rank_after if rank_after else '-':>2}  {trial.name}{'  ★ gold' if gold else ''}"
+            f"  [{trial.outcome}{', simulated answer' if trial.simulation_used else ''}]")
+    lines = [head]
+    if plan is not None and isinstance(plan.output, dict):
+        lines.append(f"        plan: {_arguments(plan.output.get('arguments'))}")
+        sources = plan.output.get("sources") or {}
+        if sources:
+            lines.append("        from: " + "; ".join(f"{k}: {v}" for k, v in sources.items()))
+    call = trial.step("execute")
+    if call is not None and call.status != "skipped":
+        lines.append(f"        call: {trial.executor or call.input.get('executor', '')} {call.status}"
+                     f" in {call.seconds:.2f} s → {_answer(call)}")
+    sim = trial.step("simulate")
+    if sim is not None:
+        lines.append(f"        simulated: {_answer(sim)}")
+    lines.append(f"        why: {trial.reason}")
+    return lines
+
+
+def format_run(out: dict[str, Any], reports: Any = ()) -> str:
+    """``toolatlas trials`` as text a person reads: what ran, the scores before and after, the outcome of
+    the top-k trials with counts and shares that agree, and (optionally) some queries' trials in full."""
+    lines = [f"trials on {out['catalog']} v{out['version']}: strategy {out['strategy']}, {out['candidates']} "
+             f"candidates per query, simulation after transient failures {'on' if out['simulate'] else 'off'}"]
+    servers = out["executors"].get("servers", [])
+    for server in servers:
+        lines.append("executor: MCP server " + " ".join(server["command"])
+                     + (f" (in {server['cwd']})" if server.get("cwd") else ""))
+    for host in out["executors"].get("http_hosts", []):
+        lines.append(f"executor: HTTP host {host}")
+    if out["executors"].get("sandbox"):
+        lines.append("executor: Python sandbox")
+    if not servers and not out["executors"].get("http_hosts") and not out["executors"].get("sandbox"):
+        lines.append("executor: none (no call was made)")
+    if out.get("reused"):
+        lines.append(f"run {out['run_id']} already holds these trials (same queries, settings and day): shown from "
+                     "the store; --fresh tries them again")
+    lines.append(f"run {out['run_id']}: {out['queries']} queries in {out['seconds']:.1f} s ({out['resumed']} resumed), "
+                 f"{out.get('trials', 0)} trials, {out.get('simulated', 0)} simulated answers, "
+                 f"{out.get('llm_calls', 0)} planner/judge calls ({out.get('llm_errors', 0)} failed)")
+    rows = []
+    for block in (out, *(out[key] for key in out if key.startswith("at_") and isinstance(out[key], dict))):
+        before, after = block.get("before", {}), block.get("after", {})
+        for measure in before:
+            rows.append((measure, before[measure], after.get(measure, 0.0)))
+    if rows:
+        lines += ["", f"{'measure':<12} {'before':>8} {'after':>8} {'change':>8}"]
+        lines += [f"{m:<12} {b:>8.4f} {a:>8.4f} {a - b:>+8.4f}" for m, b, a in rows]
+    failures = out.get("failures") or {}
+    counts, judged = failures.get("counts", {}), failures.get("judged", 0)
+    if counts:
+        lines += ["", f"outcome of the top-{failures.get('k')} candidates' trials ({judged} planned or run, "
+                      f"{counts.get('NOT_EXECUTED', 0)} not executable):"]
+        for outcome, n in counts.items():
+            if outcome == "NOT_EXECUTED":
+                continue
+            lines.append(f"  {outcome:<20} {n:>6} {(n / judged if judged else 0.0):>7.1%}")
+        table4 = failures.get("table4", {}).get("counts", {})
+        if table4:
+            n = table4.get("PARAMETER_MISMATCH", 0)
+            lines.append(f"  GRETEL Table 4 counts planning failures as parameter mismatches: {n} "
+                         f"({(n / judged if judged else 0.0):.1%})")
+    for report in reports:
+        lines += ["", f"query {report.query_id}: {report.query}"]
+        after = {key: i + 1 for i, key in enumerate(report.after)}
+        for trial in sorted(report.trials, key=lambda t: after.get(t.key, 10**6)):
+            lines += format_trial(trial, after.get(trial.key), trial.key in report.gold)
+    return "\n".join(lines)
 
 
 def add_trials_parser(sub) -> None:
@@ -86,8 +197,11 @@ def add_trials_parser(sub) -> None:
     p.add_argument("--limit", type=int)
     p.add_argument("--split")
     p.add_argument("--version", type=int)
-    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one")
+    p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming an unfinished one or showing a finished one with "
+                        "the same settings (same queries, strategy, K and day)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--details", type=int, metavar="N",
+                   help="print the first N queries' trials in full (default: all of them when there are at most 5)")
     p.add_argument("--json", action="store_true")
     _add_common(p)
     _add_llm(p)

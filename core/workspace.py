@@ -118,7 +118,7 @@ class Workspace:
         """Import a catalog file (OpenAI tools, OpenAPI or saved MCP list) and optional queries JSONL.
 
         Without a name, the catalog is named after the file and its content hash, so the
-        same file imported twice is the same catalog (``eval --tools`` relies on this).
+        same file imported twice is the same catalog (``eval --tools`` names its own).
         """
         from core.importers.detect import load_catalog_bytes, read_catalog_file
         from core.importers.queries import parse_queries_jsonl
@@ -182,6 +182,17 @@ class Workspace:
         timeline = parse_queries_jsonl(tpath.read_bytes(), str(tpath), known_keys=every_key)
         store.import_queries(self.db, DEMO_CATALOG, DEMO_TIMELINE_SET, timeline)
         return store.get_catalog(self.db, DEMO_CATALOG)
+
+    def delete_catalog(self, name: str) -> store.DeletedCatalog:
+        """Delete a catalog and everything made from it (see :func:`storage.catalogs.delete_catalog`), and
+        forget this process's search engines for its versions. The built-in demo comes back at the next
+        start (:meth:`ensure_demo`)."""
+        version_ids = {v.id for v in store.get_catalog(self.db, name).versions}
+        deleted = store.delete_catalog(self.db, name)
+        with self._lock:
+            for key in [k for k in self._engines if k[0] in version_ids]:
+                del self._engines[key]
+        return deleted
 
     def every_tool(self, catalog: str) -> dict[str, Tool]:
         """Each key any stored version of ``catalog`` holds, with its newest text (for timelines, whose

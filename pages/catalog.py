@@ -9,9 +9,9 @@ from components.charts import (
     doc_quality_bar,
     parameter_count_histogram,
 )
-from components.pickers import catalog_picker, ensure_engine
+from components.pickers import catalog_picker, choose, ensure_engine
 from components.session import workspace
-from components.text import md_escape
+from components.text import md_escape, plain_text
 from components.tool_card import tool_card
 from core.catalog_stats import catalog_stats, matches_filters
 from core.doc_quality import issue_kinds, rate_all
@@ -20,15 +20,20 @@ from core.importers.benchmark import FORMATS as BENCHMARKS
 from core.importers.benchmark import parse_benchmark, uploaded_benchmark_files
 from core.importers.detect import load_catalog_bytes
 from core.importers.errors import CatalogImportError
+from core.importers.export import FORMATS as EXPORT_FORMATS
 from core.importers.export import export_openai_tools
 from core.importers.queries import parse_queries_jsonl
 from core.search.engine import MODES
 
 MODE_LABELS = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid", "rrf": "Rank fusion"}
+# whole descriptions in the cell (hover or widen to read; the tool card below shows them in full)
+DESCRIPTION_COLUMN = st.column_config.TextColumn("description", width="large")
 
 st.title("Catalog")
+st.caption("Search and browse the tools of the catalog chosen in the sidebar, check their documentation, or "
+           "import your own catalog. Start by typing a request an agent might get.")
 ws = workspace()
-info, version = catalog_picker(ws, key="catalog")
+info, version = catalog_picker(ws)
 name = info.name
 tools = ws.tools(version.id)
 by_key = {t.key: t for t in tools}
@@ -41,6 +46,14 @@ with st.sidebar:
     chosen_categories = st.multiselect("Category", categories, key="filter_categories")
     chosen_sources = st.multiselect("Source", sources, key="filter_sources") if len(sources) > 1 else []
 
+
+
+def open_button(imported) -> None:
+    """After an import: open the catalog it went into (the choice then holds on every page)."""
+    st.button(f"Open {md_escape(imported.catalog_name, 100)} v{imported.number}", key="open_imported", on_click=choose,
+              args=(imported.catalog_name, imported.number))
+
+
 tab_search, tab_browse, tab_stats, tab_io = st.tabs(["Search", "Browse", "Statistics", "Import / export"])
 
 with tab_search:
@@ -48,9 +61,10 @@ with tab_search:
     c1, c2, c3 = st.columns([2, 2, 1])
     mode = c1.radio("Mode", MODES, format_func=MODE_LABELS.get, horizontal=True, key="search_mode")
     alpha = c2.slider(
-        "α — dense weight (ToolScope Eq. 4)", 0.0, 1.0, 1.0, 0.05, key="search_alpha", disabled=mode != "hybrid",
-        help="s = α·dense + (1−α)·BM25, each min-max normalised per query. 1 = dense only (the default: "
-             "ToolScope §4.4 found it best), 0 = BM25 only.",
+        "α — dense weight (ToolScope Eq. 4)", 0.0, 1.0, 0.5, 0.05, key="search_alpha", disabled=mode != "hybrid",
+        help="s = α·dense + (1−α)·BM25, each min-max normalised per query; 1 = dense only, 0 = BM25 only. "
+             "This page starts at an even blend so Hybrid ranks differently from Dense. ToolScope §4.4 found "
+             "α = 1 best on its benchmarks, and the ToolScope retrieval strategy keeps that value.",
     )
     k = c3.number_input("Top k", 1, 100, 10, key="search_k")
     rerank = False
@@ -75,7 +89,7 @@ with tab_search:
                     "score": [h.score for h in hits],
                     "dense": [h.dense for h in hits],
                     "BM25": [h.sparse for h in hits],
-                    "description": [by_key[h.key].description[:160] for h in hits],
+                    "description": [plain_text(by_key[h.key].description) for h in hits],
                 }
             )
             if mode == "dense":
@@ -86,7 +100,8 @@ with tab_search:
                 frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                 key="search_table", column_config={"score": st.column_config.NumberColumn(format="%.4f"),
                                                    "dense": st.column_config.NumberColumn(format="%.4f"),
-                                                   "BM25": st.column_config.NumberColumn(format="%.3f")},
+                                                   "BM25": st.column_config.NumberColumn(format="%.3f"),
+                                                   "description": DESCRIPTION_COLUMN},
             )
             rows = event.selection.rows if event and event.selection else []
             picked = hits[rows[0]] if rows else hits[0]
@@ -105,11 +120,11 @@ with tab_browse:
             "name": [t.name for t in shown],
             "category": [t.category for t in shown],
             "parameters": [len(t.parameter_names) for t in shown],
-            "description": [t.description[:200] for t in shown],
+            "description": [plain_text(t.description) for t in shown],
         }
     )
     event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                         key="browse_table", height=420)
+                         key="browse_table", height=420, column_config={"description": DESCRIPTION_COLUMN})
     rows = event.selection.rows if event and event.selection else []
     if rows:
         tool_card(shown[rows[0]])
@@ -182,6 +197,7 @@ with tab_io:
                 st.success(f"Imported {report.version.n_tools} tools into **{md_escape(report.version.catalog_name)}** ({what}).")
                 if report.dropped:
                     st.warning(md_escape(report.dropped_summary, 1500))
+                open_button(report.version)
     st.subheader("Import a public benchmark")
     st.caption("Tools, queries and gold labels in the benchmark's own published files. Upload a zip of the "
                "benchmark's folder (folders matter: BFCL's answers sit in `possible_answer/`) or its files.")
@@ -213,11 +229,37 @@ with tab_io:
                     st.caption(f"Left out: {md_escape(line)}")
                 if report.dropped:
                     st.warning(md_escape(report.dropped_summary, 1500))
+                open_button(report.version)
     st.subheader("Export")
-    st.download_button(
-        f"Download {md_escape(name)} v{version.number} as OpenAI tools JSON",
-        data=export_openai_tools(tools),
+    e1, e2 = st.columns(2)
+    e1.download_button(
+        f"Download {md_escape(name)} v{version.number} as {EXPORT_FORMATS['openai']}",
+        data=export_openai_tools(tools, "openai"),
         file_name=f"{name}-v{version.number}.json",
         mime="application/json",
         key="export_button",
+        help="Exactly an OpenAI tools list (type, function: name, description, parameters), ready for an agent.",
     )
+    e2.download_button(
+        f"Download as {EXPORT_FORMATS['atlas']}",
+        data=export_openai_tools(tools, "atlas"),
+        file_name=f"{name}-v{version.number}.atlas.json",
+        mime="application/json",
+        key="export_atlas_button",
+        help="Adds our key, category and each tool's extras (an OpenAPI operation's method and path…), so "
+             "importing it gives back the same tools.",
+    )
+    st.subheader("Delete")
+    if name == "demo":
+        st.caption("The built-in demo catalog cannot be deleted here (it comes back at every start).")
+    else:
+        st.caption(f"Deletes **{md_escape(name)}** with all {len(info.versions)} version(s), its query sets and "
+                   "every run made on them, for everyone using this store. This cannot be undone.")
+        confirm = st.text_input("Type the catalog's name to confirm", key="delete_confirm")
+        if st.button("Delete this catalog", key="delete_button", disabled=confirm.strip() != name):
+            deleted = ws.delete_catalog(name)
+            choose(None)
+            st.session_state["delete_done"] = deleted.summary()
+            st.rerun()
+    if "delete_done" in st.session_state:
+        st.success(md_escape(st.session_state.pop("delete_done")))

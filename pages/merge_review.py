@@ -12,11 +12,14 @@ from components.merge_view import (
     preferred_query_set,
     render_measures,
     sweep_chart,
+    threshold_control,
+    threshold_line,
 )
 from components.pickers import catalog_picker, ensure_engine
 from components.session import llm_api_key, llm_config, workspace
 from components.text import md_escape
 from core.importers.export import export_openai_tools
+from core.merging.calibration import CALIBRATION_SWEEP
 from core.merging.candidates import threshold_sweep
 from core.merging.pipeline import MergeConfig
 from core.merging.service import measure
@@ -27,23 +30,25 @@ st.title("Merge review")
 st.caption("ToolScopeMerger (ToolScope §3.2): candidate pairs above a cosine threshold, a judge per pair, "
            "clusters from the graph, Auto-Correction per cluster, merged documentation — then your review.")
 ws = workspace()
-info, version = catalog_picker(ws, key="merge")
+info, version = catalog_picker(ws)
 engine = ensure_engine(ws, version)
 tools = engine.tools
 by_key = {t.key: t for t in tools}
 llm = llm_config()
 with st.sidebar:
     st.divider()
-    threshold = st.slider("Cosine threshold θ", 0.60, 0.98, 0.82, 0.01, key="merge_threshold",
-                          help="ToolScope uses 0.82 (tuned for gte-large; MiniLM similarities run lower).")
+    threshold, advice = threshold_control(ws, key="merge_threshold")
     autocorrect = st.toggle("Auto-Correction", value=True, key="merge_autocorrect")
     st.caption(f"Judge: **{'offline rules (not an LLM)' if llm.kind == 'offline' else md_escape(llm.model or '')}**")
 config = MergeConfig(threshold=threshold, autocorrect=autocorrect)
 
-sweep = job_result(ws, ("sweep", version.id, ws.vector_space), lambda job: threshold_sweep(engine.vectors),
+st.markdown(threshold_line(threshold, advice))
+
+sweep = job_result(ws, ("sweep", version.id, ws.vector_space, CALIBRATION_SWEEP),
+                   lambda job: threshold_sweep(engine.vectors, CALIBRATION_SWEEP),
                    label=f"Counting candidate pairs and clusters at each threshold over {len(engine.tools):,} tools…")
 with st.expander("Threshold sweep", expanded=False):
-    st.plotly_chart(sweep_chart(sweep, threshold), width="stretch", key="merge_sweep")
+    st.plotly_chart(sweep_chart(sweep, threshold, advice.threshold), width="stretch", key="merge_sweep")
 
 run = merge_for_page(ws, version.id, config, llm, cancel_key="merge_cancel", run_key="merge_run",
                      api_key=llm_api_key())
@@ -61,9 +66,11 @@ c[2].metric("Clusters", len(result.clusters))
 c[3].metric("MERGE_OK / MERGE_BAD", f"{result.merge_ok} / {result.merge_bad}" if autocorrect else "off")
 c[4].metric("Reviewed", sum(s.status != "pending" for s in states.values()))
 stored = next((r.metrics for r in list_merge_runs(ws.db, version.id) if r.id == run.run_id), {})
-if "llm_errors" in stored:
+if stored.get("llm_errors"):
     st.caption(f"Judge calls failed: {stored['llm_errors']} of {stored['llm_calls']} (a pair whose verdict "
                f"failed is kept apart: {stored.get('pair_errors', 0)} pairs).")
+elif "llm_calls" in stored:
+    st.caption(f"{stored['llm_calls']} judge calls, none failed.")
 failed_audits = [cl.id for cl in result.clusters if cl.audit is not None and cl.audit.error]
 if failed_audits:
     st.warning(f"{len(failed_audits)} Auto-Correction audit(s) failed ({md_escape(', '.join(failed_audits[:10]))}"
@@ -100,7 +107,9 @@ rows = pd.DataFrame([{
     "verdict": cl.audit.verdict if cl.audit else "—", "status": states[cl.id].status,
     "representative": by_key[cl.representative].name,
     "members": ", ".join(by_key[k].name for k in cl.members)} for cl in result.clusters])
-st.dataframe(rows, hide_index=True, width="stretch", key="merge_clusters")
+st.dataframe(rows, hide_index=True, width="stretch", key="merge_clusters",
+             column_config={"confidence": st.column_config.NumberColumn(
+                 format="%.3f", help="mean cosine of the pairs the judge linked inside the cluster")})
 
 ids = [cl.id for cl in result.clusters]
 cid = st.selectbox("Open a cluster", ids, key="merge_open",
@@ -125,13 +134,18 @@ for col, t in zip(cols, members, strict=True):
 
 pair_rows = [p for p in result.pairs if p.a in cluster.members and p.b in cluster.members]
 st.markdown("**Pair verdicts**")
-st.dataframe(pd.DataFrame([{"a": by_key[p.a].name, "b": by_key[p.b].name, "cosine": p.cosine, "same": p.same,
-                            "reason": p.reason, "error": p.error or ""} for p in pair_rows]),
-             hide_index=True, width="stretch", key=f"pairs_{cid}")
+pair_frame = pd.DataFrame([{"a": by_key[p.a].name, "b": by_key[p.b].name, "cosine": p.cosine, "same": p.same,
+                            "reason": p.reason, "error": p.error or ""} for p in pair_rows])
+if not pair_frame.empty and not pair_frame["error"].any():
+    pair_frame = pair_frame.drop(columns="error")
+st.dataframe(pair_frame, hide_index=True, width="stretch", key=f"pairs_{cid}",
+             column_config={"cosine": st.column_config.NumberColumn(format="%.3f")})
 
 if cluster.audit is not None:
     a = cluster.audit
     st.markdown(f"**Auto-Correction: {a.verdict}** — {md_escape(a.reason or a.error or '')}")
+for note in cluster.kept_apart:
+    st.markdown(f"**Kept apart so no tool loses a parameter:** {md_escape(note)}")
 st.markdown("**Groups after review** (each group of two or more becomes one tool)")
 for gi, grp in enumerate(state.groups):
     names = ", ".join(by_key[k].name for k in grp)
@@ -146,21 +160,22 @@ for gi, grp in enumerate(state.groups):
                 record_decision(ws.db, run.run_id, cid, "edit_doc", {"group": gi, "description": text.strip()})
                 st.rerun()
 
-left, mid, right = st.columns([2, 1, 1])
-with left:
-    mover = st.selectbox("Move a member", cluster.members, key=f"move_key_{cid}",
-                         format_func=lambda k: by_key[k].name)
-    target = st.number_input("to group", 0, len(state.groups), 0, key=f"move_to_{cid}",
-                             help=f"{len(state.groups)} = a new group of its own")
-    if st.button("Move", key=f"move_{cid}"):
-        record_decision(ws.db, run.run_id, cid, "move", {"key": mover, "to_group": int(target)})
-        st.rerun()
-if mid.button("Accept", type="primary", key=f"accept_{cid}"):
+accept, reject, _ = st.columns([1, 1, 5])
+if accept.button("Accept", type="primary", key=f"accept_{cid}", width="stretch",
+                 help="merge the groups above as shown (the export and the measures follow your decisions)"):
     record_decision(ws.db, run.run_id, cid, "accept")
     st.rerun()
-if right.button("Reject", key=f"reject_{cid}"):
+if reject.button("Reject", key=f"reject_{cid}", width="stretch", help="keep every member as a tool of its own"):
     record_decision(ws.db, run.run_id, cid, "reject")
     st.rerun()
+with st.expander("Change the split: move a member to another group"):
+    m1, m2, m3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+    mover = m1.selectbox("Member", cluster.members, key=f"move_key_{cid}", format_func=lambda k: by_key[k].name)
+    target = m2.number_input("to group", 0, len(state.groups), 0, key=f"move_to_{cid}",
+                             help=f"{len(state.groups)} = a new group of its own")
+    if m3.button("Move", key=f"move_{cid}", width="stretch"):
+        record_decision(ws.db, run.run_id, cid, "move", {"key": mover, "to_group": int(target)})
+        st.rerun()
 
 history = [d for d in decisions if d.cluster_id == cid]
 if history:

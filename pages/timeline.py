@@ -28,7 +28,13 @@ from core.evolution.markov import PATTERNS, MarkovConfig
 from core.evolution.methods import DEFAULT_METHODS
 from core.evolution.pipeline import EvolutionConfig
 from core.evolution.report import discoveries, doc_history, regressions, revised_keys, table_rows
-from core.evolution.service import EvolutionSpec, list_evolution_runs, load_evolution, run_evolution
+from core.evolution.service import (
+    EvolutionSpec,
+    finished_run,
+    list_evolution_runs,
+    load_evolution,
+    run_evolution,
+)
 from core.execution.setup import plan_executors
 from storage.catalogs import list_query_sets, load_queries
 
@@ -52,12 +58,13 @@ def _names(db_url: str, catalog: str, keys: tuple[str, ...], _ws):
 
 
 st.title("Timeline")
-st.caption("CONTDA (§3–5): a toolset changes step by step — from stored catalog versions or a seeded Markov "
-           "simulation — and each documentation method is scored on the same queries at every step: success "
-           "rate, what it forgets (solved before, lost now) and what it discovers (lost before, solved now).")
+st.caption("See how each documentation method copes as a catalog's toolset changes step by step (CONTDA §3–5): "
+           "success rate, what it forgets (solved before, lost now) and what it discovers (lost before, solved "
+           "now). **Start in the sidebar**: choose the toolset sequence and methods, then press **Run timeline**; "
+           "stored runs open below.")
 ws = workspace()
 db_url = str(ws.db.url)
-info, version = catalog_picker(ws, key="timeline")
+info, version = catalog_picker(ws)
 llm = llm_config()
 sets = list_query_sets(ws.db, info.name)
 
@@ -115,8 +122,32 @@ with st.sidebar:
     run_clicked = st.button("Run timeline", type="primary", key="timeline_run", width="stretch",
                             disabled=not gold or not methods or (source == VERSIONS and not can_walk))
 
+# Run timeline again with settings that already ran opens that run instead of storing a copy; the notice
+# and a "Run again anyway" button stay while the settings are the same.
+twin = st.session_state.get("timeline_twin")  # (settings fingerprint, run id) of the last "already run"
+
+
+def _run_again_button() -> None:
+    def clicked():
+        st.session_state.pop("timeline_twin", None)
+        st.session_state["timeline_force"] = True
+
+    st.button("Run again anyway", key="timeline_run_again", width="stretch", on_click=clicked,
+              help="Compute and store a new run with the same settings (with an LLM the operators may answer "
+                   "differently).")
+
+
+fingerprint = repr((info.name, version.id, source, (pattern, steps, rate) if source == MARKOV else None, set_name,
+                    plan_key(plan) if plan is not None else None, judge, seeds, tuple(methods), int(k),
+                    int(n_queries), tuple(sorted(llm.identity().items()))))
+again_clicked = st.session_state.pop("timeline_force", False)
+if twin is not None and twin[0] == fingerprint and not run_clicked:
+    with st.sidebar:
+        st.info(f"Already run: timeline #{twin[1]} has exactly these settings on this catalog version and is "
+                "open on the right.")
+        _run_again_button()
 start = None
-if run_clicked:
+if run_clicked or again_clicked:
     try:
         spec = EvolutionSpec(
             info.name, "versions" if source == VERSIONS else "markov",
@@ -128,16 +159,30 @@ if run_clicked:
             router = _router(plan_key(plan), plan)
         chosen_queries = select_queries(gold, limit=int(n_queries))
         api_key = llm_api_key()
+        same = None if again_clicked else finished_run(ws, spec, chosen_queries, llm=llm, router=router)
+        if same is not None:
+            st.session_state["timeline_twin"] = (fingerprint, same.id)
+            st.session_state["timeline_run_id"] = same.id
+            st.session_state.pop("timeline_pick", None)
+            st.toast(f"Already run: opened timeline #{same.id}.")
+            with st.sidebar:
+                st.info(f"Already run: timeline #{same.id} has exactly these settings on this catalog version; "
+                        "it is open on the right, nothing new was stored.")
+                _run_again_button()
+        else:
+            st.session_state.pop("timeline_twin", None)
 
-        def work(job):
+        def work(job, fresh=again_clicked):
+            # "Run again anyway" stores a new run even where a stopped one with these settings could resume
             return run_evolution(ws, spec, chosen_queries, llm=llm, router=router, api_key=api_key,
-                                 progress=job.report, cancelled=lambda: job.cancelling)
+                                 resume=not fresh, progress=job.report, cancelled=lambda: job.cancelling)
 
         job_key = ("timeline", ws.vector_space, repr(spec), tuple(q.id for q in chosen_queries),
-                   tuple(sorted(llm.identity().items())))
+                   tuple(sorted(llm.identity().items())), again_clicked)
 
-        def start():
-            return ws.jobs.start(job_key, work, label="Starting the timeline…")
+        if same is None:
+            def start():
+                return ws.jobs.start(job_key, work, label="Starting the timeline…")
     except ValueError as err:
         st.error(f"The timeline could not run: {md_escape(str(err))}")
 try:
@@ -198,9 +243,11 @@ T = len(labels) - 1
 # 1. summary
 st.subheader("Summary")
 st.dataframe(summary_frame(table_rows(summary)), hide_index=True, width="stretch", key="timeline_table")
+spread = (f"mean ± standard error over {len(seeds_in_run)} seeds" if len(seeds_in_run) > 1 else
+          "one seed (n = 1), so single values with no spread; run 2 or more seeds for standard errors")
 st.caption(f"Run #{run.run_id} · {len(run.query_ids)} queries · {summary['steps']} steps (t0–t{summary['steps'] - 1}) "
-           f"· seeds {', '.join(map(str, seeds_in_run))} · {run.llm_calls} operator calls · mean ± standard error "
-           "over seeds, in % (CONTDA Eqs. 3–5, Table 2).")
+           f"· seeds {', '.join(map(str, seeds_in_run))} · {run.llm_calls} operator calls · in %, "
+           f"{spread} (CONTDA Eqs. 3–5, Table 2).")
 
 # 2.–5. figures
 st.plotly_chart(changes_chart(step_counts(sequence), labels), width="stretch", key="timeline_changes")
@@ -212,7 +259,8 @@ with left:
                "top-k and selected).")
 with right:
     st.plotly_chart(tradeoff_chart(summary), width="stretch", key="timeline_tradeoff")
-    st.caption("CONTDA Fig. 4b: the upper-left corner keeps what worked and finds what is new.")
+    st.caption("CONTDA Fig. 4b: further left forgets less, higher up discovers more. The axes zoom to the "
+               "methods' points, so small differences show; hover a point for its numbers.")
 if T >= 1:
     st.plotly_chart(forget_discover_chart(summary, labels), width="stretch", key="timeline_fd")
     st.caption("CONTDA Fig. 1C: Forget_t and Discover_t for t = 1…T.")

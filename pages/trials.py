@@ -15,8 +15,9 @@ from components.trials_view import (
     outcome_label,
     ranking_table,
     reports_table,
+    show_trial,
     taxonomy_chart,
-    trial_detail,
+    trace_json,
 )
 from core.evaluation import select_queries
 from core.execution.setup import plan_executors
@@ -36,10 +37,10 @@ def _router(plan_id: str, _plan):
 
 
 st.title("Trials")
-st.caption("GRETEL (§3, Alg. 1): each retrieved candidate is planned, called through a real executor, "
-           "simulated only after a transient failure, classified, and the list is re-ranked on that evidence.")
+st.caption("Do the retrieved tools really work? Pick or type a request and press **Run trials**: the top-K are "
+           "called for real and re-ranked on what happened (GRETEL).")
 ws = workspace()
-info, version = catalog_picker(ws, key="trials")
+info, version = catalog_picker(ws)
 engine = ensure_engine(ws, version)
 names = {t.key: t.name for t in engine.tools}
 llm = llm_config()
@@ -74,11 +75,19 @@ if view == "One query":
     else:
         query = st.selectbox("Gold query", gold_queries, key="trials_query",
                              format_func=lambda q: f"{q.id} · {q.text[:100]}")
-    if st.button("Run trials", type="primary", key="trials_run"):
+    again = st.session_state.get("trials_reused") == query.id
+    if st.button("Run trials", type="primary", key="trials_run") or (
+            again and st.button("Run again", key="trials_again",
+                                help="Try the candidates anew (say, after fixing a server); stored as a new run.")):
         with st.spinner("Planning and calling the candidates…"):
             run = run_trial_set(ws, version.id, [query], router, strategy=strategy, config=config, llm=llm,
-                                api_key=api_key)
+                                api_key=api_key, resume=not st.session_state.get("trials_again", False))
         st.session_state["trials_last"] = (run.run_id, query.id)
+        st.session_state["trials_reused"] = query.id if run.reused else None
+        again = run.reused
+    if again:
+        st.caption("These trials were already run today with the same settings: shown from the store, not "
+                   "called again. **Run again** tries the candidates anew.")
     last = st.session_state.get("trials_last")
     if not last:
         st.info("Pick a query and press **Run trials**: the top-K candidates are tried one by one and the "
@@ -95,12 +104,17 @@ if view == "One query":
         st.subheader("Ranking before → after")
         st.dataframe(ranking_table(report, names), hide_index=True, width="stretch", key="trials_ranking")
         st.subheader("Trace per candidate")
-        for key in report.after:
+        st.caption("In the order after re-ranking. Open one to read its trial left to right: the planned "
+                   "arguments and where each came from, the call, the answer, the verdict.")
+        for place, key in enumerate(report.after, 1):
             trial = report.trial(key)
-            with st.expander(f"#{trial.rank} {md_escape(trial.name, 120)} — {outcome_label(trial)}", expanded=False):
-                st.caption(md_escape(trial.reason))
-                trial_detail(trial, key=f"trial_{key}")
-                if st.button("Re-run this candidate", key=f"trials_rerun_btn_{key}"):
+            with st.expander(f"{place}. {md_escape(trial.name, 120)} (was #{trial.rank}) — {outcome_label(trial)}",
+                             expanded=False):
+                show_trial(trial, key=f"trial_{key}")
+                with st.container(horizontal=True, vertical_alignment="center"):
+                    rerun = st.button("Re-run this candidate", key=f"trials_rerun_btn_{key}")
+                    trace_json(trial, key=f"trial_{key}")
+                if rerun:
                     fresh = rerun_in_run(ws, run_id, qid, key, router, llm=llm, api_key=api_key)
                     st.session_state[f"trials_rerun_{run_id}_{qid}"] = fresh
                     st.rerun()
@@ -139,6 +153,10 @@ else:
             c[1].metric("Trials", metrics.get("trials", 0))
             c[2].metric("Simulated answers", metrics.get("simulated", 0))
             c[3].metric("LLM/rule calls failed", f"{metrics.get('llm_errors', 0)} of {metrics.get('llm_calls', 0)}")
-            st.dataframe(metrics_table(metrics), hide_index=True, key="trials_metrics")
+            st.dataframe(metrics_table(metrics), hide_index=True, key="trials_metrics", column_config={
+                "before": st.column_config.NumberColumn(format="%.3f"),
+                "after": st.column_config.NumberColumn(format="%.3f"),
+                "change": st.column_config.NumberColumn(format="%+.3f")})
             st.plotly_chart(taxonomy_chart(metrics.get("failures", {})), width="stretch", key="trials_taxonomy")
-            st.dataframe(reports_table(reports, min(5, k)), hide_index=True, width="stretch", key="trials_reports")
+            st.dataframe(reports_table(reports, min(5, k)), hide_index=True, width="stretch", key="trials_reports",
+                         placeholder="—")  # a gold tool outside the candidates has no rank

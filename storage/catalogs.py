@@ -293,3 +293,53 @@ def list_mcp_servers(engine: Engine, catalog_name: str) -> tuple[McpServer, ...]
         rows = session.exec(select(McpServerRow).where(McpServerRow.catalog_id == cat.id)
                             .order_by(col(McpServerRow.id))).all()
         return tuple(McpServer(tuple(json.loads(r.command_json)), r.cwd) for r in rows)
+
+
+@dataclass(frozen=True)
+class DeletedCatalog:
+    """What :func:`delete_catalog` removed."""
+
+    name: str
+    versions: int
+    tools: int
+    query_sets: int
+    runs: int
+
+    def summary(self) -> str:
+        return (f"Deleted catalog {self.name!r}: {self.versions} version(s), {self.tools:,} tool rows, "
+                f"{self.query_sets} query set(s) and {self.runs} stored run(s) made on it.")
+
+
+def delete_catalog(engine: Engine, name: str) -> DeletedCatalog:
+    """Remove a catalog and everything made from it, in one transaction: its versions and tools, query sets
+    and queries, registered MCP servers, cached maps, and the runs on its versions or query sets (with their
+    items, merge decisions and LLM ledger entries). Embedding vectors stay: they are shared by text."""
+    from sqlalchemy import delete, or_
+
+    from storage.ledger import LLMCallRow
+    from storage.merges import MergeDecisionRow
+    from storage.tables import ProjectionRow, Run, RunItem
+
+    with Session(engine) as session:
+        cat = session.exec(select(Catalog).where(Catalog.name == name)).first()
+        if cat is None:
+            known = ", ".join(c.name for c in list_catalogs(engine)) or "none"
+            raise ValueError(f"no catalog named {name!r} (known: {known})")
+        version_ids = list(session.exec(select(CatalogVersion.id).where(CatalogVersion.catalog_id == cat.id)).all())
+        set_ids = list(session.exec(select(QuerySet.id).where(QuerySet.catalog_id == cat.id)).all())
+        run_ids = list(session.exec(select(Run.id).where(or_(col(Run.version_id).in_(version_ids),
+                                                             col(Run.query_set_id).in_(set_ids)))).all())
+        n_tools = session.exec(select(func.count()).select_from(ToolRow)
+                               .where(col(ToolRow.version_id).in_(version_ids))).one()
+        for table, column, ids in (
+            (RunItem, RunItem.run_id, run_ids), (MergeDecisionRow, MergeDecisionRow.run_id, run_ids),
+            (LLMCallRow, LLMCallRow.run_id, run_ids), (Run, Run.id, run_ids),
+            (ProjectionRow, ProjectionRow.version_id, version_ids), (ToolRow, ToolRow.version_id, version_ids),
+            (QueryRow, QueryRow.query_set_id, set_ids), (QuerySet, QuerySet.id, set_ids),
+            (McpServerRow, McpServerRow.catalog_id, [cat.id]), (CatalogVersion, CatalogVersion.id, version_ids),
+            (Catalog, Catalog.id, [cat.id]),
+        ):
+            if ids:
+                session.exec(delete(table).where(col(column).in_(ids)))
+        session.commit()
+    return DeletedCatalog(name, len(version_ids), int(n_tools), len(set_ids), len(run_ids))

@@ -53,16 +53,16 @@ def open_run(
     query_set_id: int | None = None,
     strategy: str = "",
     resume: bool = True,
+    reuse_done: bool = False,
 ) -> RunInfo:
-    """Return the unfinished run with this exact config (to resume it) or start a new one."""
+    """Return the unfinished run with this exact config (to resume it) or start a new one. With
+    ``reuse_done`` a finished run with this config is returned too (the caller shows it instead of storing
+    the same work twice); ``resume=False`` always starts a new run."""
     digest = config_hash(kind, config)
     with Session(engine) as session:
         if resume:
-            existing = session.exec(
-                select(Run)
-                .where(Run.config_hash == digest, Run.status != "done")
-                .order_by(col(Run.id).desc())
-            ).first()
+            wanted = [Run.config_hash == digest] + ([] if reuse_done else [Run.status != "done"])
+            existing = session.exec(select(Run).where(*wanted).order_by(col(Run.id).desc())).first()
             if existing is not None:
                 return _info(existing)
         run = Run(
@@ -77,6 +77,17 @@ def open_run(
         session.commit()
         session.refresh(run)
         return _info(run)
+
+
+def find_done(engine: Engine, kind: str, config: Mapping[str, Any], *, version_id: int | None = None) -> RunInfo | None:
+    """The newest finished run of ``kind`` with exactly this config (and on ``version_id`` when given), or None:
+    callers show it instead of storing the same work twice, and run again only when asked."""
+    wanted = [Run.config_hash == config_hash(kind, config), Run.status == "done"]
+    if version_id is not None:
+        wanted.append(Run.version_id == version_id)
+    with Session(engine) as session:
+        found = session.exec(select(Run).where(*wanted).order_by(col(Run.id).desc())).first()
+        return _info(found) if found is not None else None
 
 
 def done_item_keys(engine: Engine, run_id: int) -> set[str]:

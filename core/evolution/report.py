@@ -99,12 +99,33 @@ def revised_keys(results: Sequence[StepResult], seed: int, method: str) -> dict[
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def pct(x: Mapping[str, Any]) -> str:
+    """A ``MeanSE.to_json()`` in percent: ``mean ± se`` over two or more seeds; over one seed the plain
+    value, since one value has no spread (a ``± 0.00`` would claim a precision nobody measured)."""
+    if int(x.get("n", 2)) < 2:
+        return f"{100 * x['mean']:.2f}"
+    return f"{100 * x['mean']:.2f} ± {100 * x['se']:.2f}"
+
+
 def table_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The closing table: one row per method, percentages with their standard errors."""
+    """The closing table: one row per method, percentages with their standard errors (none over one seed)."""
     rows = []
     for name, m in summary.get("methods", {}).items():
-        def pct(x: Mapping[str, Any]) -> str:
-            return f"{100 * x['mean']:.2f} ± {100 * x['se']:.2f}"
         rows.append({"method": name, "label": m["label"], "AvgPerf": pct(m["avg_perf"]),
                      "Forget": pct(m["forget"]), "Discover": pct(m["discover"]), "seeds": len(m["seeds"])})
     return rows
+
+
+def same_series(summary: Mapping[str, Any], field: str = "success_by_step", *,
+                tolerance: float = 1e-9) -> dict[str, tuple[str, ...]]:
+    """Per method of ``summary``, the methods listed before it whose ``field`` series (per-step means) is the
+    same as its own at every step, within ``tolerance``. A chart draws such lines on top of each other; this
+    says which they are, so the chart can keep both visible and name the coincidence (our own display aid)."""
+    methods = summary.get("methods", {})
+    means = {name: [s["mean"] for s in m.get(field, [])] for name, m in methods.items()}
+    out: dict[str, tuple[str, ...]] = {}
+    for i, (name, values) in enumerate(means.items()):
+        out[name] = tuple(other for other, theirs in list(means.items())[:i]
+                          if len(theirs) == len(values) and all(abs(a - b) <= tolerance
+                                                                 for a, b in zip(theirs, values, strict=True)))
+    return out

@@ -111,6 +111,26 @@ def _item(seed: int, t: int, method: str) -> str:
     return f"s{seed}:t{t}:{method}"
 
 
+def _run_config(ws: Any, spec: EvolutionSpec, queries: Sequence[Query], llm: LLMConfig, router: Any) -> dict[str, Any]:
+    """What a run is stored under: everything that changes its results."""
+    return {"spec": spec.to_json(), "query_ids": [q.id for q in queries], "llm": llm.identity(),
+            "embedder": ws.vector_space, "executors": list(getattr(router, "names", ()) or ())}
+
+
+def finished_run(ws: Any, spec: EvolutionSpec, queries: Sequence[Query], *, llm: LLMConfig | None = None,
+                 router: Any = None) -> runs.RunInfo | None:
+    """The newest finished run that already answers this request, or None: the same spec (sequence source,
+    Markov settings, seeds, methods, pipeline settings), the same queries, operators (LLM identity), embedder
+    and executors, on the same catalog version (the catalog's latest version is the one it was when the run
+    was stored, so a newly imported version is never answered by an old run).
+
+    Our own rule, not CONTDA's: running the same timeline again would store a second copy of the same numbers
+    (exactly so with the offline operators), so callers open this run instead and run again only when asked.
+    A stopped run with the same settings is not returned here: ``run_evolution`` resumes it."""
+    return runs.find_done(ws.db, KIND, _run_config(ws, spec, queries, llm or LLMConfig(), router),
+                          version_id=store.get_version(ws.db, spec.catalog).id)
+
+
 def run_evolution(ws: Any, spec: EvolutionSpec, queries: Sequence[Query], *, llm: LLMConfig | None = None,
                   api_key: str | None = None, router: Any = None, resume: bool = True,
                   progress: Callable[[float, str], None] | None = None,
@@ -121,9 +141,7 @@ def run_evolution(ws: Any, spec: EvolutionSpec, queries: Sequence[Query], *, llm
     if spec.config.judge == "execution" and router is None:
         raise ValueError("the execution judge needs executors: pass a router (CLI: --execute)")
     llm = llm or LLMConfig()
-    executors = list(getattr(router, "names", ()) or ())
-    config = {"spec": spec.to_json(), "query_ids": [q.id for q in queries], "llm": llm.identity(),
-              "embedder": ws.vector_space, "executors": executors}
+    config = _run_config(ws, spec, queries, llm, router)
     latest = store.get_version(ws.db, spec.catalog)
     # Every sequence is built (and so checked) before the run row exists: a bad spec stores nothing.
     sequences = {seed: build_sequence(ws, spec, seed) for seed in spec.seeds}

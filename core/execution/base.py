@@ -8,6 +8,7 @@ host, comes back as an :class:`ExecutionResult` whose ``error_kind`` lets the tr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -80,3 +81,39 @@ class Executor(Protocol):
 def json_safe(value: Any) -> Any:
     """``value`` made JSON-serialisable (unknown objects become their ``str``), for storage."""
     return json.loads(json.dumps(value, default=str, ensure_ascii=False))
+
+
+_AUTH = re.compile(r"\b40[13]\b|unauthori[sz]ed|forbidden|api[ _-]?key|authenticat", re.I)
+# A tool's own complaint about the values it was given ("Invalid timezone: …", "time must look like HH:MM"):
+# the call was wrong, not the host, so it is a parameter failure and never a transient one.
+_PARAMS = re.compile(r"\b40[0]\b|\b422\b|invalid param|invalid argument|invalid type|missing required|"
+                     r"required propert|validation error|is not of type|unexpected (keyword )?argument|"
+                     r"\binvalid\b|\bmust (?:be|look|match|contain|have)\b|\bexpected\b.{0,40}\bformat\b|"
+                     r"not a valid|is not valid|unknown (?:time ?zone|timezone|unit|currency|city|location|value|"
+                     r"option|parameter|argument|field|format|language|country|code|symbol|ticker)|"
+                     r"unsupported (?:value|unit|currency|format|language|option)|no time ?zone found|"
+                     r"out of range|bad request|malformed|(?:cannot|could not|unable to) parse|unrecogni[sz]ed", re.I)
+_HOST_FAILURE = re.compile(r"\b5\d\d\s+(?:internal|bad gateway|service|gateway|server|error)|internal server error|"
+                           r"\bupstream\b", re.I)
+_TRANSIENT_HTTP = re.compile(r"\b(?:429|503)\b|too many requests|rate.?limit|temporarily unavailable", re.I)
+_NOT_FOUND = re.compile(r"unknown tool|no such tool|tool .{0,80}not found|method not found|\b404\b|not found", re.I)
+
+
+def classify_error(message: str) -> str:
+    """The error kind a tool-level error message points to (GRETEL §3.2.1: parameter mismatch vs
+    execution failure): an MCP ``isError`` answer, a protocol error, or the exception a sandboxed tool raised. Authentication wins over everything; a 5xx or upstream failure is the host's
+    ("server"; a 503 or rate limit is "unavailable"); a complaint about the given values ("Invalid timezone",
+    "must be HH:MM", "out of range") is ``invalid_params``, a permanent failure that is never simulated;
+    argument complaints win over "not found", because a validation message may mention a value that was not
+    found. Wording nobody recognises stays "server"."""
+    if _AUTH.search(message):
+        return "auth"
+    if _HOST_FAILURE.search(message) and not re.search(r"\b4\d\d\s+[A-Z]", message):
+        return "unavailable" if _TRANSIENT_HTTP.search(message) else "server"
+    if _TRANSIENT_HTTP.search(message):
+        return "unavailable"
+    if _PARAMS.search(message):
+        return "invalid_params"
+    if _NOT_FOUND.search(message):
+        return "not_found"
+    return "server"

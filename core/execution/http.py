@@ -391,11 +391,20 @@ def _decode_body(response: _Response) -> Any:
 
 
 def _status_kind(status: int) -> str:
-    if status in (401, 403):
+    """The error kind of an HTTP status. Only a 5xx, a 408 (timeout) and a 429 (rate limit, "unavailable")
+    are transient: every other 4xx is the request's own fault (bad values, a missing endpoint, refused
+    credentials) and is never bridged by a simulated answer."""
+    if status in (401, 403, 407):
         return "auth"
-    if status in (404, 405):
+    if status in (404, 405, 410, 501):
         return "not_found"
-    if status in (400, 422):
+    if status == 408:
+        return "timeout"
+    if status == 429:
+        return "unavailable"
+    if status == 413:
+        return "limit"
+    if 400 <= status < 500:
         return "invalid_params"
     return "server"
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-import re
 import tempfile
 import threading
 import time
@@ -29,28 +28,11 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 
-from core.execution.base import ExecutionResult, json_safe
+from core.execution.base import ExecutionResult, classify_error, json_safe
 from core.models import Tool
 
-_AUTH = re.compile(r"\b40[13]\b|unauthori[sz]ed|forbidden|api[ _-]?key|authenticat", re.I)
-_PARAMS = re.compile(r"\b40[0]\b|\b422\b|invalid param|invalid argument|invalid type|missing required|"
-                     r"required propert|validation error|is not of type|unexpected (keyword )?argument", re.I)
-_NOT_FOUND = re.compile(r"unknown tool|no such tool|tool .{0,80}not found|method not found|\b404\b|not found", re.I)
 _SHUTDOWN_GRACE = 8.0  # the SDK closes stdin, waits 2 s, then terminates and kills: about 6 s at worst
 _MAX_MESSAGE = 2000
-
-
-def classify_error(message: str) -> str:
-    """The error kind a tool-level error message points to (GRETEL §3.2.1: parameter mismatch vs
-    execution failure). Authentication wins over everything; argument complaints over "not found",
-    because a validation message may mention a value that was not found."""
-    if _AUTH.search(message):
-        return "auth"
-    if _PARAMS.search(message):
-        return "invalid_params"
-    if _NOT_FOUND.search(message):
-        return "not_found"
-    return "server"
 
 
 def _text_of(content: Sequence[Any]) -> str:

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.execution.base import ERROR_KINDS, ExecutionResult
+from core.execution.base import ERROR_KINDS, ExecutionResult, classify_error
 from core.execution.sandbox_child import ETC_READABLE
 from core.models import Tool
 
@@ -336,6 +336,8 @@ class SandboxExecutor:
             return ExecutionResult(True, payload.get("data"))
         kind = payload.get("kind")
         message = str(payload.get("error") or "the tool failed")[:_MAX_MESSAGE]
+        if kind == "server":  # an exception the tool raised: its message says whose fault it was
+            kind = classify_error(message)
         return ExecutionResult.failure(kind if kind in ERROR_KINDS else "crash", message)
 
 

@@ -1,8 +1,10 @@
-"""The final integrity checks of ToolScope §3.2 (after Auto-Correction)."""
+"""The final integrity checks of ToolScope §3.2 (after Auto-Correction), and ours on merged schemas."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+
+from core.models import Tool
 
 
 class MergeIntegrityError(ValueError):
@@ -61,3 +63,38 @@ def check_integrity(all_keys: Collection[str], clusters: Mapping[str, Sequence[S
             if targets and next(iter(targets)) not in group:
                 raise MergeIntegrityError(f"cluster {cid}: the group {list(group)!r} maps to "
                                           f"{next(iter(targets))!r}, which is outside the group")
+
+
+def parameter_losses(representative: Tool, others: Sequence[Tool]) -> tuple[str, ...]:
+    """What merging ``others`` into ``representative`` would take away from them, one line per lost
+    parameter (ours: ToolScope §3.2 checks the mapping, not the schemas). A parameter is lost when the
+    merged schema (:func:`core.merging.docs.merged_parameters`) lacks it, or, for HTTP operations at
+    another endpoint (OpenAPI tools keep ``method`` and ``path`` in ``extra``), when the kept endpoint does
+    not take it itself: ``region`` of ``GET /movie/popular`` sent to ``GET /tv/popular`` is ignored, and a
+    ``movie_id`` has no place in ``/tv/{series_id}/images``."""
+    from core.merging.docs import merged_parameters
+    from core.merging.features import endpoint
+
+    merged = set(merged_parameters(representative, others).get("properties", {}))
+    kept_at = endpoint(representative)
+    takes = set(representative.parameter_names)
+    losses: list[str] = []
+    for other in others:
+        losses += [f"{p!r} of {other.name} is missing from the merged schema"
+                   for p in other.parameter_names if p not in merged]
+        at = endpoint(other)
+        if kept_at is None or at is None or (at.method, at.path, at.server) == (kept_at.method, kept_at.path,
+                                                                               kept_at.server):
+            continue
+        losses += [f"{p!r} of {other.name} ({at.label}): {kept_at.label} does not take it"
+                   for p in other.parameter_names if p not in takes]
+    return tuple(losses)
+
+
+def check_parameters(cluster_id: str, representative: Tool, others: Sequence[Tool]) -> None:
+    """A merged tool must keep every parameter its members need (:func:`parameter_losses`)."""
+    losses = parameter_losses(representative, others)
+    if losses:
+        more = f" (and {len(losses) - 1} more)" if len(losses) > 1 else ""
+        raise MergeIntegrityError(f"cluster {cluster_id}: merging into {representative.name} drops "
+                                  f"{losses[0]}{more}")

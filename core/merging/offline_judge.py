@@ -1,11 +1,16 @@
 """Offline merge judge: deterministic rules over names, descriptions and parameter schemas. Not an LLM.
 
-Pair rule (for pairs already above the cosine threshold): the same name once case and separators are
-ignored is a match. Otherwise the pair is kept apart when a name carries an action the other tool never
-mentions (add_task / list_tasks), when one tool requires inputs the other cannot take even as optional
-parameters (get_weather(city) / get_forecast(city, days)), when one tool consumes what the other looks up
-(get_current_time(timezone) / get_timezone), when the required-parameter counts differ by two or more, or
-when each name carries a word the other tool never mentions (simple_interest / compound_interest).
+Pair rule (for pairs already above the cosine threshold): two operations of one API at different endpoints
+(``GET /movie/popular`` / ``GET /tv/popular``, or GET / DELETE of one path) are kept apart; otherwise the
+same name once case and separators are ignored is a match. Otherwise the pair is kept apart when a name
+carries an action the other tool never mentions (add_task / list_tasks), when one tool requires inputs the
+other cannot take even as optional parameters (get_weather(city) / get_forecast(city, days)), when one tool
+consumes what the other looks up (get_current_time(timezone) / get_timezone), when each requires the
+identifier of a different thing (movie_id / series_id), when the required-parameter counts differ by two or
+more, when each name carries a subject word the other tool never mentions (simple_interest /
+compound_interest, movie_popular / tv_popular), or when the names' head nouns differ and the tools do not
+name each other's (convert_units / convert_data_size, get_user / get_playlist), or when the names qualify
+one head noun differently (get_marine_forecast / get_wind_forecast).
 The audit re-checks every pair inside a cluster with the same rules plus equal required-parameter counts
 and splits the cluster into groups whose members all match each other (stricter than the graph, which
 links through chains); the split is always a partition of the cluster.
@@ -13,20 +18,23 @@ links through chains); the split is always a partition of the cluster.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.llm.base import RoleCall, rule_call
+from core.merging.docs import merged_description
 from core.merging.features import PairEvidence, evidence
 from core.merging.judge import AuditJudgement, PairJudgement
 from core.models import Tool
 
-MODEL = "merge-rules-v1"
+MODEL = "merge-rules-v2"  # v2: endpoints, identifiers and head nouns; descriptions for a reader
 
 
 def pair_verdict(ev: PairEvidence) -> PairJudgement:
-    """ToolScope §3.2 step 2 (pair classification M_C, Eq. 1), answered by rules instead of a model."""
+    """ToolScope §3.2 step 2 (pair classification M_C, Eq. 1), answered by rules instead of a model (the
+    rules are ours; see the module docstring)."""
+    if ev.endpoints:
+        return PairJudgement(False, ev.endpoints)
     if ev.same_name:
         return PairJudgement(True, "same name apart from case and separators")
     if ev.conflicting_actions:
@@ -36,37 +44,21 @@ def pair_verdict(ev: PairEvidence) -> PairJudgement:
         return PairJudgement(False, f"one tool requires {', '.join(ev.extra_inputs)}, which the other cannot take")
     if ev.chain:
         return PairJudgement(False, f"steps of one task, not the same job: {ev.chain}")
+    if ev.id_conflict:
+        return PairJudgement(False, f"act on different things: one needs {ev.id_conflict[0]!r}, the other "
+                                    f"{ev.id_conflict[1]!r}")
     gap = abs(ev.required[0] - ev.required[1])
     if gap >= 2:
         return PairJudgement(False, f"required parameters differ too much ({ev.required[0]} vs {ev.required[1]})")
     if ev.different_objects:
         return PairJudgement(False, f"about different things: {', '.join(ev.unshared[0])} vs "
                                     f"{', '.join(ev.unshared[1])}")
+    if ev.heads:
+        return PairJudgement(False, f"the names are about different things: {ev.heads[0]} vs {ev.heads[1]}")
+    if ev.kinds:
+        return PairJudgement(False, f"different kinds of one thing: {ev.kinds[0]} vs {ev.kinds[1]}")
     return PairJudgement(True, "same job: close wording, compatible required parameters"
                                + (f", shared name words ({ev.name_overlap:.0%})" if ev.name_overlap else ""))
-
-
-def merged_description(representative: Tool, others: Sequence[Tool], *, limit: int = 3) -> str:
-    """ToolScope §3.2 step 6 (M_D) without a model: the representative's description, then the merged tools'
-    names and the first sentence of each description that adds words the kept text lacks."""
-    base = " ".join(representative.description.split()) or representative.name
-    if not others:
-        return base
-    seen = _plain_words(base)
-    notes = []
-    for t in others:
-        first = re.split(r"(?<=[.!?])\s", " ".join(t.description.split()), maxsplit=1)[0].rstrip(".")
-        new = _plain_words(first) - seen
-        if first and len(new) >= 2 and len(notes) < limit:
-            notes.append(f"{first} ({t.name})")
-            seen |= new
-    names = ", ".join(t.name for t in others)
-    text = f"{base.rstrip('.')}. Replaces {names}."
-    return text + (" Also described as: " + "; ".join(notes) + "." if notes else "")
-
-
-def _plain_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3}
 
 
 def strict_same(a: Tool, b: Tool) -> bool:

@@ -14,10 +14,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from core.merging.calibration import PAPER_THRESHOLD
 from core.merging.candidates import candidate_pairs
 from core.merging.docs import merged_tool
 from core.merging.graph import components, representative
-from core.merging.integrity import check_integrity, check_split
+from core.merging.integrity import check_integrity, check_parameters, check_split, parameter_losses
 from core.merging.judge import MergeJudge
 from core.models import Tool
 
@@ -26,10 +27,16 @@ Progress = Callable[[int, int, str], None]
 
 @dataclass(frozen=True)
 class MergeConfig:
-    threshold: float = 0.82
+    """Settings of one merge. ``threshold`` defaults to the paper's θ (ToolScope §4.1); the pages and the CLI
+    start from the θ recommended for the embedding model (core.merging.calibration). ``keep_parameters``
+    (ours; the paper has no such step) splits off a member whose parameters the merged tool could not
+    pass on (core.merging.integrity.parameter_losses); off, groups stay as the judge made them."""
+
+    threshold: float = PAPER_THRESHOLD
     k: int = 30
     autocorrect: bool = True
     max_workers: int = 8
+    keep_parameters: bool = True
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold <= 1.0:
@@ -40,7 +47,10 @@ class MergeConfig:
             raise ValueError(f"max_workers must be at least 1, got {self.max_workers}")
 
     def as_dict(self) -> dict[str, Any]:
-        return {"threshold": self.threshold, "k": self.k, "autocorrect": self.autocorrect}
+        out: dict[str, Any] = {"threshold": self.threshold, "k": self.k, "autocorrect": self.autocorrect}
+        if not self.keep_parameters:  # the default stays out, so runs stored before the switch still match
+            out["keep_parameters"] = False
+        return out
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,7 @@ class Cluster:
     confidence: float  # mean cosine of the positive pairs inside the cluster
     audit: ClusterAudit | None
     groups: tuple[tuple[str, ...], ...]  # after Auto-Correction; each group keeps its own representative
+    kept_apart: tuple[str, ...] = ()  # why members were split off so that none loses a parameter
 
 
 @dataclass(frozen=True)
@@ -286,10 +297,14 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
         a = audits.get(group_key(g)) if config.autocorrect else None
         groups = a.groups if a is not None else (tuple(g),)
         check_split(ids[g], g, groups)
+        notes: list[str] = []
+        if config.keep_parameters:
+            groups = tuple(part for grp in groups for part in _keep_parameters([by_key[k] for k in grp], notes))
+            check_split(ids[g], g, groups)
         sims = [s for (x, y), s in cosine.items() if x in g and y in g]
         clusters.append(Cluster(ids[g], tuple(g), representative([by_key[k] for k in g]).key,
                                 round(float(np.mean(sims)), 4) if sims else 0.0, a,
-                                tuple(tuple(x) for x in groups)))
+                                tuple(tuple(x) for x in groups), tuple(notes)))
 
     # step 11: merged documentation per final group of two or more tools, and φ
     phi = {k: k for k in keys}
@@ -324,10 +339,36 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
 
     _concurrently(todo_d, write, config.max_workers, save_doc, keep_doc)
     merged = {}
+    owner = {k: c.id for c in clusters for k in c.members}
     for grp in final:
         rep = representative([by_key[k] for k in grp])
-        merged[rep.key] = merged_tool(rep, [by_key[k] for k in grp if k != rep.key], docs[group_key(grp)].description)
+        others = [by_key[k] for k in grp if k != rep.key]
+        if config.keep_parameters:
+            check_parameters(owner[rep.key], rep, others)
+        merged[rep.key] = merged_tool(rep, others, docs[group_key(grp)].description)
     return MergeResult(config, pairs, tuple(clusters), phi, merged)
+
+
+def _keep_parameters(members: Sequence[Tool], notes: list[str]) -> list[tuple[str, ...]]:
+    """Split a group so that no member loses a parameter by merging (``MergeConfig.keep_parameters``; ours):
+    the representative keeps the members it can stand in for; the others are grouped again among
+    themselves the same way. Each member split off adds a line to ``notes``."""
+    if len(members) < 2:
+        return [tuple(t.key for t in members)]
+    rep = representative(members)
+    kept, rest = [rep], []
+    for t in members:
+        if t is rep:
+            continue
+        losses = parameter_losses(rep, [t])
+        if losses:
+            rest.append(t)
+            notes.append(f"{t.name} kept apart from {rep.name}: merging would drop {losses[0]}")
+        else:
+            kept.append(t)
+    order = {t.key: i for i, t in enumerate(members)}
+    head = tuple(sorted((t.key for t in kept), key=order.__getitem__))
+    return [head, *(_keep_parameters(rest, notes) if rest else [])]
 
 
 def verdict_json(v: PairVerdict | ClusterAudit | MergedDoc) -> dict[str, Any]:

@@ -14,6 +14,9 @@ SYSTEM = ("You review catalogs of API tools for an engineering team. You judge w
 def tool_block(tool: Tool, label: str | None = None) -> str:
     params = tool.parameters.get("properties", {}) if isinstance(tool.parameters, dict) else {}
     lines = [f"{label or tool.key}: {tool.name}", f"  what it does: {' '.join(tool.description.split())[:600]}"]
+    extra = tool.extra or {}
+    if isinstance(extra.get("method"), str) and isinstance(extra.get("path"), str):
+        lines.append(f"  endpoint: {extra['method'].upper()} {extra['path']}")
     for name, spec in list(params.items())[:20]:
         spec = spec if isinstance(spec, dict) else {}
         req = "required" if name in tool.required else "optional"
@@ -26,7 +29,9 @@ def classify_pair(a: Tool, b: Tool) -> str:
         "Two tools from the same catalog are below. Decide whether an agent could always use one in place "
         "of the other: they serve the same user goal, and their inputs line up once arguments are renamed "
         "or made optional. Tools that share a topic but do different jobs (search versus delete, a forecast "
-        "versus current conditions, a loan versus savings) are not the same.\n\n"
+        "versus current conditions, a loan versus savings) are not the same, and neither are tools acting on "
+        "different resources (movies versus TV series, a user versus a playlist, two different endpoints of "
+        "one API) or tools that need identifiers of different things.\n\n"
         f"{tool_block(a, 'A')}\n\n{tool_block(b, 'B')}\n\n"
         'Answer with one JSON object and nothing else: {"same": true or false, "reason": "one short sentence"}'
     )
@@ -47,8 +52,10 @@ def audit_cluster(members: Sequence[Tool]) -> str:
 def merged_doc(representative: Tool, others: Sequence[Tool]) -> str:
     return (
         f"Several tools do the same job and will be replaced by one tool called {representative.name}. "
-        "Write its description: one or two sentences on what it does, in plain words, covering what each of "
-        "the tools below can do. Do not list parameters and do not write code.\n\n"
+        "Write its description for a developer choosing tools: one clear sentence on what it does, in plain "
+        "words, covering what each of the tools below can do; then, only if it helps, one short sentence "
+        "naming the tools it replaces. Do not list parameters, do not write code and do not quote the old "
+        "descriptions.\n\n"
         f"Kept tool:\n{tool_block(representative)}\n\nMerged into it:\n"
         + "\n\n".join(tool_block(t) for t in others)
         + "\n\nAnswer with the description only, between {BEGIN} and {END}."

@@ -19,8 +19,10 @@ from core.trials.evidence import (
 )
 
 # Table 4's four classes; a plan that could not be built is the paper's parameter mismatch ("cannot
-# construct valid API calls ... missing mandatory fields"), so it is counted there and also shown apart.
+# construct valid API calls ... missing mandatory fields"), so Table 4's grouping counts it there.
 TAXONOMY = (PARAMETER_MISMATCH, SEMANTIC_MISMATCH, EXECUTION_FAILURE, FUNCTIONAL_SUCCESS)
+# The classes a share is given for, each on its own: every share is its count over the judged trials.
+JUDGED = (FUNCTIONAL_SUCCESS, SEMANTIC_MISMATCH, PARAMETER_MISMATCH, PLANNING_FAILED, EXECUTION_FAILURE)
 
 
 def passes(report: TrialReport, ranking: Sequence[str], k: int) -> bool:
@@ -43,19 +45,28 @@ def _worked(report: TrialReport, key: str) -> bool:
 
 
 def failure_shares(reports: Sequence[TrialReport], k: int = 5) -> dict[str, Any]:
-    """GRETEL Table 4 over the top-``k`` candidates of the initial rankings: the share of each class
-    among the trials that were planned or run (NOT_EXECUTED trials are counted, not shared)."""
+    """GRETEL Table 4 over the top-``k`` candidates of the initial rankings.
+
+    ``counts`` and ``shares`` are per outcome class, each share being that same class's count over the
+    ``judged`` trials (those planned or run; NOT_EXECUTED trials are counted, not shared), so a share and
+    its count always agree. ``table4`` is the paper's grouping of the same trials, planning failures
+    counted as parameter mismatches, with its own counts beside its shares."""
     counts: Counter[str] = Counter()
     for report in reports:
         for key in report.before[:k]:
             trial = report.trial(key)
             if trial is not None:
                 counts[trial.outcome] += 1
-    judged = sum(n for outcome, n in counts.items() if outcome != NOT_EXECUTED)
-    grouped = Counter({c: counts[c] for c in TAXONOMY})
+    judged = sum(counts[c] for c in JUDGED)
+
+    def share(n: int) -> float:
+        return round(n / judged, 4) if judged else 0.0
+
+    grouped = {c: counts[c] for c in TAXONOMY}
     grouped[PARAMETER_MISMATCH] += counts[PLANNING_FAILED]
-    shares = {c: round(grouped[c] / judged, 4) if judged else 0.0 for c in TAXONOMY}
-    return {"shares": shares, "counts": {c: counts[c] for c in (*TAXONOMY, PLANNING_FAILED, NOT_EXECUTED)},
+    return {"shares": {c: share(counts[c]) for c in JUDGED},
+            "counts": {c: counts[c] for c in (*JUDGED, NOT_EXECUTED)},
+            "table4": {"counts": grouped, "shares": {c: share(n) for c, n in grouped.items()}},
             "judged": judged, "k": k}
 
 

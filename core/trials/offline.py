@@ -25,7 +25,7 @@ from core.trials.evidence import (
 from core.trials.roles import PlanAnswer, RerankAnswer
 from core.trials.slots import plan_arguments
 
-MODEL = "trial-rules-v1"
+MODEL = "trial-rules-v2"  # v2: schema-reading planner (formats, zones, bounds, no sentences in name slots)
 
 # Lower tier ranks higher. A simulated answer or an untried tool is unproven, so it sits between shown
 # success and shown failure; a tool that ran but gave nothing beats one that could not run at all.

@@ -111,7 +111,8 @@ def run_trial(query: str, tool: Tool, rank: int, router: Router | None, ops: Tri
     steps.append(Step("execute", "ok" if result.ok else "failed", call_in,
                       json_safe(result.data) if result.ok else {"error": result.error, "kind": result.error_kind},
                       result.seconds))
-    outcome, reason = classify(result.ok, result.data, result.error_kind, result.error)
+    outcome, reason = classify(result.ok, result.data, result.error_kind, result.error, query=query, tool=tool,
+                               arguments=plan.arguments)
     if not result.ok and config.simulate and result.error_kind in config.simulate_on:
         return _simulated(query, tool, rank, ops, plan.arguments, str(result.error), steps, outcome, reason,
                           executor.name)

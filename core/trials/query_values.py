@@ -9,25 +9,29 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from core.trials.vocab import ISO_4217
+
 _MONTHS = {m: i + 1 for i, m in enumerate(
     "january february march april may june july august september october november december".split())}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _WEEKDAYS = {d: i for i, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+MONTHS = _MONTHS  # month name or abbreviation → 1..12
 
 _NUMBER = re.compile(r"(?<![\w.])(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(k\b|m\b|%)?", re.IGNORECASE)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE)
 _MDY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE)
 _RANGE = re.compile(rf"\b(\d{{1,2}})\s*(?:to|-|–|until)\s*(\d{{1,2}})\s+({_MONTH_RE})\b", re.IGNORECASE)
-_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
+_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)|\b(\d{1,2}):(\d{2})\b|\b(noon|midnight)\b",
+                   re.IGNORECASE)
 _CODE = re.compile(r"\b[A-Z]{3}\b")
 _ALNUM_ID = re.compile(r"\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{4,}\b|\b\d{4,}\b")
 # number-with-suffix tokens ("8pm", "12th", "5km") look like ids but are quantities
 _NOT_ID = re.compile(r"\d+(?:am|pm|st|nd|rd|th|s|k|m|km|kg|cm|mm|g|mg|ml|l|h|min|mph|kph|mpg|x)", re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,200})[\"”']")
-_CAPS = re.compile(r"\b([A-Z][\w'’-]*(?:\s+(?:de|da|do|del|la|le|von|van|of)?\s*[A-Z][\w'’-]*)*)")
+_CAPS = re.compile(r"\b([A-Z][\w'’/-]*(?:\s+(?:de|da|do|del|la|le|von|van|of)?\s*[A-Z][\w'’/-]*)*)")
 _MATH_TOKEN = re.compile(r"^[(\[]*(?:[\d.,]+%?|[a-z]|\d*[a-z](?:\^\d+)?|[\d.]*[a-z]?\^[\w.]+|sin|cos|tan|log|ln|exp|sqrt|"
                          r"(?:sin|cos|tan|log|ln|exp|sqrt)\(.*\)|[\w.]*[+\-*/^=²³√][\w.()]*|[+\-*/^=])[)\]]*[?.!,]?$")
 
@@ -35,7 +39,8 @@ NOT_PLACES = frozenset(
     "i i'm i’m im my me we our you your please what what's what’s which who when where why how is are was "
     "can could would will should do does did find show get give tell make set book log add remind send "
     "convert calculate the a an if it it's this that there these those any and or but for from to in on at "
-    "monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday".split()
+    "monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday "
+    "one two three four five six seven eight nine ten few several couple both".split()
     + list(_MONTHS)
 )
 _CURRENCIES = {
@@ -160,16 +165,22 @@ def _dates(query: str, today: date) -> list[tuple[int, str]]:
 
 
 def _times(query: str) -> list[str]:
+    """Clock times as 24-hour HH:MM ("4:30pm" → "16:30", "noon" → "12:00"), in the order they appear."""
     out = []
     for m in _TIME.finditer(query):
+        if m.group(6):
+            out.append((m.start(), "12:00" if m.group(6).lower() == "noon" else "00:00"))
+            continue
         if m.group(3):
-            hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "pm" else 0)
+            hour = int(m.group(1)) % 12 + (12 if m.group(3).lower().startswith("p") else 0)
             minute = int(m.group(2) or 0)
+            if not 1 <= int(m.group(1)) <= 12:
+                continue
         else:
             hour, minute = int(m.group(4)), int(m.group(5))
         if hour < 24 and minute < 60:
-            out.append(f"{hour:02d}:{minute:02d}")
-    return out
+            out.append((m.start(), f"{hour:02d}:{minute:02d}"))
+    return [t for _, t in sorted(out)]
 
 
 def _places(query: str) -> list[tuple[str, str]]:
@@ -252,7 +263,9 @@ def read_query(query: str, *, today: date) -> Found:
         numbers.append((_number(m.group(1), m.group(2) or ""), (m.group(2) or "").lower(), m.start()))
     date_text_numbers = {int(v) for pos, _ in dates for v in re.findall(r"\d+", query[pos: pos + 20])[:2]}
     numbers = [n for n in numbers if not (n[0] in date_text_numbers and any(abs(n[2] - p) < 20 for p in date_spans))]
-    currencies = after_number(sorted(
+    iso_codes = [(m.start(), m.group(0)) for m in re.finditer(r"\b[A-Z]{3}\b", query)
+                 if m.group(0) in ISO_4217 and m.group(0).lower() not in _CURRENCIES]
+    currencies = after_number(sorted(iso_codes +
         [(m.start(), _CURRENCIES[m.group(0).lower()]) for m in re.finditer(
             r"(?<!\w)(?:" + "|".join(re.escape(k) for k in sorted(_CURRENCIES, key=len, reverse=True)) + r")(?!\w)",
             query, re.IGNORECASE)]
@@ -266,7 +279,7 @@ def read_query(query: str, *, today: date) -> Found:
         dates=tuple(d for _, d in dates),
         times=tuple(_times(query)),
         places=tuple(_places(query)),
-        codes=tuple(c for c in _CODE.findall(query) if c.lower() not in _CURRENCIES),
+        codes=tuple(c for c in _CODE.findall(query) if c.lower() not in _CURRENCIES and c not in ISO_4217),
         ids=tuple(i for i in _ALNUM_ID.findall(query) if not _ISO.fullmatch(i) and not _NOT_ID.fullmatch(i)),
         currencies=tuple(currencies),
         units=tuple(units),

@@ -32,10 +32,11 @@ class TrialsRun:
     metrics: Mapping[str, Any]
     seconds: float = 0.0
     resumed: int = 0
+    reused: bool = False  # a finished run with the same settings was returned instead of trying again
 
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "queries": len(self.reports), "seconds": round(self.seconds, 3),
-                "resumed": self.resumed, **dict(self.metrics)}
+                "resumed": self.resumed, "reused": self.reused, **dict(self.metrics)}
 
 
 class SqlTrialStore:
@@ -88,8 +89,14 @@ def run_trial_set(ws: Any, version_id: int, queries: Sequence[Query], router: Ro
     strategy_class(strategy)  # unknown names fail before anything is stored
     names = list(getattr(router, "names", ()) or ())
     run = runs.open_run(ws.db, KIND, _config(version_id, queries, strategy, params, config, llm, seed, names),
-                        version_id=version_id, query_set_id=query_set_id, strategy=strategy, resume=resume)
+                        version_id=version_id, query_set_id=query_set_id, strategy=strategy, resume=resume,
+                        reuse_done=resume)
     start = time.perf_counter()
+    if run.status == "done":  # the same trials with the same settings on the same day: shown, not redone
+        items = runs.load_items(ws.db, run.id)
+        if all(q.id in items for q in queries):
+            reports = tuple(TrialReport.from_json(items[q.id]) for q in queries)
+            return TrialsRun(run.id, reports, run.metrics, time.perf_counter() - start, len(reports), True)
     engine = ws.search_engine(version_id)
     context = build_context(ws.db, engine, version_id, llm, seed=seed, run_id=run.id, api_key=api_key,
                             strategy_params=params)

@@ -68,9 +68,14 @@ def test_evolve_prints_per_method_metrics(files, capsys):
         assert set(m["avg_perf"]) == {"mean", "se", "n"} and m["avg_perf"]["n"] == 2
         assert len(m["success_by_step"]) == 3
     assert [row["method"] for row in out["table"]] == ["original", "contda"]
-    assert main(args) == 0  # a second run of the same command is seeded the same way
-    again = json.loads(capsys.readouterr().out)
-    assert again["methods"] == out["methods"]
+    assert main(args) == 0  # the same command again: the stored run is shown, not stored twice
+    captured = capsys.readouterr()
+    again = json.loads(captured.out)
+    assert again["methods"] == out["methods"] and again["run_id"] == out["run_id"]
+    assert f"timeline #{out['run_id']} already holds this run" in captured.err
+    assert main([*args, "--fresh"]) == 0  # asked anew: a new run, seeded the same way
+    fresh = json.loads(capsys.readouterr().out)
+    assert fresh["methods"] == out["methods"] and fresh["run_id"] != out["run_id"]
     assert main(["evolve", "tiny", "--versions", "--db", db, "--json"]) == 2  # one stored version only
     assert "at least two versions" in capsys.readouterr().err
 
@@ -125,3 +130,27 @@ def test_query_set_is_chosen_explicitly_never_silently(db, hashing_embedder, tin
     assert pick_query_set(ws, "shop", None).name == "shop"  # the one named after the catalog
     with pytest.raises(ValueError, match="no query set 'gamma'; it has: alpha, beta, shop"):
         pick_query_set(ws, "shop", "gamma")
+
+
+def test_export_formats_and_delete(files, capsys, tmp_path):
+    tools, queries, db = files
+    assert main(["import", str(tools), "--queries", str(queries), "--name", "tiny", "--db", db, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["export", "tiny", "--db", db]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert plain and all(set(e) == {"type", "function"} for e in plain)  # nothing but what the API reads
+    out = tmp_path / "atlas.json"
+    assert main(["export", "tiny", "--format", "atlas", "--out", str(out), "--db", db]) == 0
+    assert all("key" in e for e in json.loads(out.read_text()))
+
+    assert main(["delete", "tiny", "--db", db]) == 1  # without --yes: says what would go, deletes nothing
+    assert "1 version(s), 1 query set(s)" in capsys.readouterr().err
+    assert main(["catalogs", "--db", db, "--json"]) == 0
+    assert [c["name"] for c in json.loads(capsys.readouterr().out)] == ["tiny"]
+    assert main(["delete", "tiny", "--yes", "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"deleted": "tiny", "versions": 1, "tools": 6, "query_sets": 1,
+                                                   "runs": 0}
+    assert main(["catalogs", "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["delete", "tiny", "--yes", "--db", db]) == 2
+    assert "no catalog named 'tiny'" in capsys.readouterr().err

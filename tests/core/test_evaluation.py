@@ -1,3 +1,5 @@
+import math
+
 import pytest
 
 import core.evaluation as evaluation
@@ -237,3 +239,144 @@ def test_prompted_run_asks_the_model_to_select(ws, tiny_queries):
     assert all(i["selected"] == i["keys"][:1] for i in items.values())
     csr = sum(set(i["selected"]) == set(i["gold"]) for i in items.values()) / 3
     assert out.metrics["csr@3"] == pytest.approx(csr)
+
+
+# -- several strategies at once (the Runs page's form) ------------------------------------------------------
+
+
+def test_evaluate_strategies_runs_each_in_order_and_reports_overall_progress(ws, tiny_queries):
+    ws, report = ws
+    seen = []
+    out = evaluation.evaluate_strategies(ws, report.version.id, report.query_set.id, tiny_queries,
+                                         ["query", "scattershot", "query"], k=3,
+                                         progress=lambda share, label: seen.append((share, label)))
+    assert [r.strategy for r in out] == ["query", "scattershot"]  # a repeated name runs once
+    assert [r.n_queries for r in out] == [3, 3] and len({r.run_id for r in out}) == 2
+    stored = {r.id: r for r in runs.list_runs(ws.db, kind="eval")}
+    assert {stored[r.run_id].status for r in out} == {"done"}
+    # each strategy is half of the work: 3 queries of the first reach 0.5, the second's reach 1.0
+    shares = [s for s, _ in seen]
+    assert shares == sorted(shares) and shares[-1] == 1.0
+    assert (0.5, "query (1/2): query 3/3") in seen and (1.0, "scattershot (2/2): query 3/3") in seen
+    # the same scores as one evaluate() call with the same settings
+    single = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3, resume=False)
+    assert single.metrics["recall@3"] == out[0].metrics["recall@3"]
+
+
+def test_evaluate_strategies_checks_every_name_before_running_any(ws, tiny_queries):
+    ws, report = ws
+    with pytest.raises(ValueError, match="unknown strategy 'nope'; valid strategies: query"):
+        evaluation.evaluate_strategies(ws, report.version.id, report.query_set.id, tiny_queries, ["query", "nope"])
+    assert runs.list_runs(ws.db, kind="eval") == ()
+    with pytest.raises(ValueError, match="at least one strategy"):
+        evaluation.evaluate_strategies(ws, report.version.id, report.query_set.id, tiny_queries, [])
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        evaluation.evaluate_strategies(ws, report.version.id, report.query_set.id, tiny_queries, ["query"], k=0)
+
+
+def test_a_cancelled_multi_strategy_eval_resumes_where_it_stopped(ws, tiny_queries, monkeypatch):
+    from core.jobs import JobCancelled
+
+    ws, report = ws
+    monkeypatch.setattr(evaluation, "BATCH", 1)
+
+    def cancel_in_second(share, label):
+        if label == "scattershot (2/2): query 1/3":
+            raise JobCancelled("cancelled")  # what a cancelled job's report raises
+
+    args = (ws, report.version.id, report.query_set.id, tiny_queries, ["query", "scattershot"])
+    with pytest.raises(JobCancelled):
+        evaluation.evaluate_strategies(*args, k=3, progress=cancel_in_second)
+    by_strategy = {r.strategy: r for r in runs.list_runs(ws.db, kind="eval")}
+    assert by_strategy["query"].status == "done" and by_strategy["scattershot"].status == "running"
+    assert len(runs.done_item_keys(ws.db, by_strategy["scattershot"].id)) == 1
+    again = evaluation.evaluate_strategies(*args, k=3)
+    assert again[1].run_id == by_strategy["scattershot"].id and again[1].resumed_items == 1
+    assert again[0].run_id != by_strategy["query"].id  # a finished run is never reopened: a new one
+
+
+# -- the Runs table ---------------------------------------------------------------------------------------
+
+
+def test_run_rows_read_each_run_at_its_own_k_and_list_playground_strategies(ws, tiny_queries):
+    from core.playground_runs import finish_playground_run, open_playground_run, record_strategy
+    from core.strategies.base import RetrievalResult
+
+    ws, report = ws
+    vid = report.version.id
+    at3 = evaluation.evaluate(ws, vid, report.query_set.id, tiny_queries, k=3, params={"mode": "bm25"})
+    at5 = evaluation.evaluate(ws, vid, report.query_set.id, tiny_queries, k=5)
+    play = open_playground_run(ws.db, vid, query="convert 100 dollars to euros", gold=("convert_currency",), k=2,
+                               seed=0, strategies={"query": {}, "memetic": {"population": 4}},
+                               llm={"kind": "offline"}, session_memory=False)
+    record_strategy(ws.db, play, "query", RetrievalResult(("stock_quote", "convert_currency"), (0.9, 0.8), (), 0.5))
+    finish_playground_run(ws.db, play, status="stopped")  # memetic never answered
+    free = open_playground_run(ws.db, vid, query="hello", gold=(), k=2, seed=0, strategies={"query": {}},
+                               llm={"kind": "offline"}, session_memory=False)
+    record_strategy(ws.db, free, "query", RetrievalResult(("send_email",), (0.3,), (), 0.25))
+    finish_playground_run(ws.db, free)
+    unfinished = runs.open_run(ws.db, "eval", {"strategy": "query", "k": 3}, version_id=vid, strategy="query")
+
+    rows = evaluation.run_rows(ws.db)
+    assert [(r.run_id, r.kind, r.strategy) for r in rows] == [
+        (free, "playground", "query"), (play, "playground", "query"), (at5.run_id, "eval", "query"),
+        (at3.run_id, "eval", "query")]  # newest first; the unfinished eval run is not listed
+    assert unfinished.id not in {r.run_id for r in rows}
+    r3, r5 = rows[3], rows[2]
+    assert (r3.k, r5.k) == (3, 5) and r3.params == "mode=bm25" and r5.params == ""
+    assert r3.catalog == "tiny v1" and r3.queries_from == "gold" and r3.n_queries == 3 and r3.llm == "not used"
+    # every metric of an eval row is there, read at the row's own k
+    assert r3.metrics == {"recall": at3.metrics["recall@3"], "ndcg": at3.metrics["ndcg@3"],
+                          "precision": at3.metrics["precision@3"],
+                          "comprehensiveness": at3.metrics["comprehensiveness@3"], "mrr": at3.metrics["mrr"],
+                          "csr": at3.metrics["csr@3"]}
+    assert r5.metrics["recall"] == at5.metrics["recall@5"] and None not in r5.metrics.values()
+    assert r3.llm_calls == 3 and r3.llm_errors == 0 and r3.seconds_per_query == at3.metrics["seconds_per_query"]
+    # a playground row: its query, recall and nDCG at its k (gold at rank 2 of 2), nothing it did not measure
+    p = rows[1]
+    assert (p.queries_from, p.k, p.n_queries, p.status, p.seconds_per_query) == (
+        "convert 100 dollars to euros", 2, 1, "stopped", 0.5)
+    assert p.metrics["recall"] == 1.0 and p.metrics["ndcg"] == pytest.approx(1 / math.log2(3))
+    assert p.metrics["csr"] is None and p.metrics["mrr"] is None
+    assert rows[0].metrics["recall"] is None  # a typed query without gold: not measured
+    assert evaluation.run_rows(ws.db, version_id=vid + 1) == ()
+
+
+def test_run_rows_of_runs_stored_before_calls_and_seconds_were_kept(ws, tiny_queries):
+    ws, report = ws
+    out = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3)
+    old = {k: v for k, v in out.metrics.items() if k not in ("llm_calls", "llm_errors", "seconds_per_query")}
+    runs.finish_run(ws.db, out.run_id, old)
+    row = evaluation.run_rows(ws.db)[0]
+    assert (row.llm_calls, row.llm_errors) == (3, 0)  # from the ledger
+    expected = sum(runs.item_seconds(ws.db, out.run_id).values()) / 3
+    assert row.seconds_per_query == pytest.approx(expected, abs=1e-4)
+
+
+def _row(run_id, strategy, *, k=5, version=1, query_set=1, kind="eval", params=""):
+    return evaluation.RunRow(run_id, kind, version, "c v1", query_set, "qs", strategy, params, "not used", k, 10,
+                             dict.fromkeys(evaluation.ROW_METRICS, 0.5), 0, 0, 0.01, "done", None)
+
+
+def test_default_comparison_starts_from_a_query_run_with_company():
+    rows = [_row(9, "memetic", k=10), _row(8, "query", k=10, query_set=2), _row(7, "scattershot"),
+            _row(6, "memetic"), _row(5, "scattershot"), _row(4, "query"), _row(3, "toolscope"),
+            _row(2, "query", kind="playground")]
+    # #8 is the newest query run but nothing else ran on its query set at its k: #4 has scattershot and memetic
+    assert evaluation.default_comparison(rows) == (4, 7, 6)  # the newest run of each other strategy
+    assert evaluation.default_comparison(rows, companions=1) == (4, 7)
+    assert evaluation.default_comparison(rows[:2]) == (8,)  # no company anywhere: the newest query run alone
+    assert evaluation.default_comparison([_row(3, "memetic"), _row(2, "scattershot")]) == (3, 2)  # no query run
+    assert evaluation.default_comparison([_row(2, "query", kind="playground")]) == ()
+    # the plain retriever (default parameters) is the baseline; other modes of it are configurations to compare
+    modes = [_row(5, "query", params="mode=bm25"), _row(4, "query", params="mode=hybrid", k=10), _row(3, "query"),
+             _row(2, "query", params="mode=bm25"), _row(1, "memetic")]
+    assert evaluation.default_comparison(modes) == (3, 5, 1)
+
+
+def test_pick_baseline_prefers_a_query_run():
+    rows = [_row(3, "memetic"), _row(2, "query"), _row(1, "query")]
+    assert evaluation.pick_baseline(rows, [3, 1, 2]) == 1  # the first query run picked
+    assert evaluation.pick_baseline(rows, [3]) == 3
+    with pytest.raises(ValueError, match="no run picked"):
+        evaluation.pick_baseline(rows, [])

@@ -232,6 +232,6 @@ def test_pages_show_the_failed_calls(tmp_path, monkeypatch, faulty, hashing_embe
     assert out.metrics["llm_errors"] > 0
     at.switch_page("pages/runs.py").run()
     assert not at.exception, at.exception
-    table = next(d.value for d in at.dataframe if "run" in d.value.columns)  # the jobs panel may come first
-    row = table[table["run"] == out.run_id].iloc[0]
-    assert row["llm_errors"] == out.metrics["llm_errors"] and row["llm_calls"] == out.metrics["llm_calls"]
+    table = next(d.value for d in at.dataframe if "kind" in d.value.columns)  # the jobs panel may come first
+    row = table[table["run"] == f"#{out.run_id}"].iloc[0]
+    assert row["failed calls"] == out.metrics["llm_errors"] and row["LLM calls"] == out.metrics["llm_calls"]

@@ -12,7 +12,7 @@ def test_deep_link_on_fresh_server_goes_through_navigation(app_url, page):
 
 
 def test_search_in_real_browser(app_url, page):
-    page.goto(app_url, wait_until="domcontentloaded")
+    page.goto(f"{app_url}/catalog", wait_until="domcontentloaded")
     page.get_by_role("heading", name="Catalog").first.wait_for(timeout=120_000)
     box = page.get_by_label("Search the catalog")
     box.wait_for(timeout=120_000)
@@ -36,7 +36,7 @@ def test_benchmark_zip_upload_imports_tools_and_queries(app_url, page, tmp_path)
 
     archive = shutil.make_archive(str(tmp_path / "bfcl"), "zip", root_dir=REPO / "tests" / "assets" / "benchmarks",
                                   base_dir="bfcl")
-    page.goto(app_url, wait_until="domcontentloaded")
+    page.goto(f"{app_url}/catalog", wait_until="domcontentloaded")
     page.get_by_label("Search the catalog").first.wait_for(timeout=180_000)
     page.get_by_role("tab", name="Import / export").click()
     page.get_by_text("Import a public benchmark").wait_for(timeout=30_000)

@@ -144,7 +144,7 @@ def test_hostile_catalog_renders_inert_everywhere(hostile_app, page):
 def _visit_every_page(page, url: str, db_url: str) -> None:
 
     # 1. import through the real upload widget on the Catalog page
-    open_page(page, url, "Catalog")
+    open_page(page, f"{url}/catalog", "Catalog")
     page.get_by_label("Search the catalog").first.wait_for(timeout=180_000)  # the demo is embedded first
     settle(page)  # the rest of that first run (statistics, charts) redraws the tabs: upload after it
     page.get_by_role("tab", name="Import / export").click()

@@ -1,6 +1,8 @@
 """Every page of the app in a real browser on the demo catalog, and the overlap map's lasso selection."""
 
 
+from urllib.parse import parse_qs, urlparse
+
 import pytest
 
 from tests.e2e.conftest import screenshot, settle
@@ -20,16 +22,22 @@ def test_every_page_renders_without_an_error(app_url, page, path, title):
     errors = page.locator('[data-testid="stException"]')
     assert errors.count() == 0, errors.first.inner_text()
     assert page.get_by_text("Page not found").count() == 0  # Streamlit's own modal for an unknown path
-    assert page.url.endswith(f"/{path}")
+    assert urlparse(page.url).path.endswith(f"/{path}")
+    if path != "settings":  # every page with a catalog puts the app-wide selection in the address
+        assert parse_qs(urlparse(page.url).query)["catalog"] == ["demo"]
     assert screenshot(page, f"page_{path}").stat().st_size > 10_000
     assert page.dialogs == []
 
 
-def test_the_root_opens_the_catalog_at_its_own_address(app_url, page):
+def test_the_root_is_the_start_page_with_no_request_leaving_the_machine(app_url, page):
+    outside: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith(app_url) or r.url.startswith("data:")
+            else outside.append(r.url))
     page.goto(app_url, wait_until="domcontentloaded")
-    page.get_by_label("Search the catalog").first.wait_for(timeout=180_000)
+    page.get_by_role("heading", name="Tool Atlas", exact=True).first.wait_for(timeout=180_000)
     settle(page)
-    assert page.url.endswith("/catalog") and page.get_by_text("Page not found").count() == 0
+    assert page.get_by_text("Where to go").count() == 1 and page.get_by_text("Page not found").count() == 0
+    assert outside == []  # the favicon is ours, not Google's font server
 
 
 def test_overlap_map_lasso_selection_fills_the_table(app_url, page):

@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import screenshot, settle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -10,16 +10,43 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 def test_timeline_runs_and_the_step_slider_moves_the_map(app_url, page):
     page.goto(f"{app_url}/timeline", wait_until="domcontentloaded")
     page.get_by_role("heading", name="Timeline").first.wait_for(timeout=120_000)
+    page.get_by_text("Start in the sidebar").first.wait_for()
     run = page.get_by_role("button", name="Run timeline")
     run.wait_for(timeout=180_000)
-    if page.get_by_text("No timeline has been run").count():
-        # a short run: the demo's five versions, every method, the first 30 gold queries
-        box = page.get_by_label("Queries (first N)")
-        box.fill("30")
-        box.press("Enter")
-        page.wait_for_timeout(1000)
-        run.click()
+    # a short run: the demo's five versions, every method, the first 30 gold queries
+    box = page.get_by_label("Queries (first N)")
+    box.fill("30")
+    box.press("Enter")
+    settle(page)
+    run.click()
     page.get_by_text("Catalog map by step").wait_for(timeout=400_000)
+    settle(page)
+    stored = page.get_by_label("Stored timeline")
+
+    def stored_runs() -> list[str]:
+        stored.click()
+        options = page.get_by_role("option").all_inner_texts()
+        page.keyboard.press("Escape")
+        settle(page)
+        return options
+
+    runs = stored_runs()
+    page.evaluate("""() => document.querySelectorAll(
+        "[data-testid='stMain'], [data-testid='stSidebarContent'], [data-testid='stAppScrollToBottomContainer']"
+    ).forEach(e => e.scrollTo(0, 0))""")
+    screenshot(page, "timeline_top")  # 1400×1000, as a visitor first sees it
+    assert page.get_by_text("± 0.00").count() == 0  # one seed: no spread shown, and the caption says n = 1
+    page.get_by_text("one seed (n = 1)").first.wait_for()
+    # the same settings again: the stored run is opened, nothing is computed or stored twice
+    run.click()
+    notice = page.get_by_text(re.compile(r"Already run: timeline #\d+")).first
+    notice.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Run again anyway").wait_for()
+    settle(page)
+    assert stored_runs() == runs
+    twin = re.search(r"#(\d+)", notice.inner_text()).group(1)
+    assert any(o.startswith(f"#{twin} · versions") and "30 queries" in o for o in runs)
+    assert stored.input_value().startswith(f"#{twin} · versions")  # the run with these settings is shown
     page.locator(".js-plotly-plot").nth(4).wait_for(timeout=60_000)  # the map is the fifth figure
     header = page.get_by_role("heading", name=re.compile(r"^Regressions at step"))
     before = header.inner_text()
@@ -38,7 +65,7 @@ def test_timeline_runs_and_the_step_slider_moves_the_map(app_url, page):
         ...[...document.querySelectorAll("[data-testid='stMain'], [data-testid='stAppScrollToBottomContainer']")]
             .map(e => e.scrollHeight))""")
     page.set_viewport_size({"width": 1400, "height": min(int(height) + 40, 9000)})
-    page.wait_for_timeout(2500)  # let the figures redraw at the new size
+    settle(page)
     assert page.get_by_text("Traceback").count() == 0
     assert screenshot(page, "timeline").stat().st_size > 50_000
     assert page.dialogs == []

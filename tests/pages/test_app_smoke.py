@@ -21,6 +21,9 @@ def app(tmp_path, monkeypatch):
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
     assert not at.exception, at.exception
+    assert at.title[0].value == "Tool Atlas"  # the root is the Start page
+    at.switch_page("pages/catalog.py").run()
+    assert not at.exception, at.exception
     return at
 
 
@@ -160,6 +163,7 @@ def test_runs_page_compares_stored_runs(tmp_path, monkeypatch):
     evaluate(ws, version.id, qs.id, queries, params={"mode": "dense"})
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
+    at.switch_page("pages/catalog.py").run()  # the first visit embeds the demo as a background job
     at.switch_page("pages/runs.py").run()
     assert not at.exception, at.exception
     assert any("p (paired permutation)" in frame.value.columns for frame in at.dataframe)
@@ -219,7 +223,7 @@ def test_overlap_map_colours_by_cluster_after_a_merge(app):
     assert any("search hits" in c.value for c in app.caption) and any("neighbour links" in c.value for c in app.caption)
     app.toggle(key="overlap_silhouette").set_value(True).run()
     assert not app.exception, app.exception
-    assert len(app.get("plotly_chart")) >= 3  # original, merged and the silhouette curves
+    assert len(app.get("plotly_chart")) >= 2  # original and merged side by side in one figure, then the silhouette curves
 
 
 def test_trials_page_runs_one_query_and_shows_the_trace(app):
@@ -336,7 +340,7 @@ def test_trials_page_runs_python_tools_only_in_the_sandbox_when_asked(tmp_path, 
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
     at.switch_page("pages/trials.py").run()
-    at.sidebar.selectbox(key="trials_name").select("pycat").run()
+    at.sidebar.selectbox(key="sel_catalog").select("pycat").run()
     assert not at.exception, at.exception
     sandbox = at.toggle(key="trials_sandbox_pycat")
     assert sandbox.label == "Run the catalog's 1 Python tool in the sandbox" and sandbox.value is False

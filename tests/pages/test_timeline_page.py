@@ -50,8 +50,11 @@ def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
     assert at.selectbox(key="timeline_pick").value == run.run_id
     frame = next(d.value for d in at.dataframe if "AvgPerf (%)" in d.value.columns)
     assert list(frame["method"]) == ["Original docs", "CONTDA"]
+    # one seed: plain values, no "± 0.00" spread that was never measured, and the caption says n = 1
+    assert not any("±" in str(v) for col in ("AvgPerf (%)", "Forget (%) ↓", "Discover (%) ↑") for v in frame[col])
     captions = " ".join(c.value for c in at.caption)
     assert f"Run #{run.run_id}" in captions and "16 queries" in captions and "5 steps" in captions
+    assert "one seed (n = 1)" in captions and "standard error over" not in captions
     charts = at.get("plotly_chart")
     assert len(charts) >= 5  # changes, success, trade-off, forget/discover, map
 
@@ -98,6 +101,42 @@ def test_run_timeline_runs_as_a_background_job_and_shows_its_run(db_url):
     assert list(frame["method"]) == ["Original docs"]
 
 
+def test_running_the_same_timeline_again_opens_the_stored_run_until_asked_to_run_again(db_url):
+    from core.settings import Settings, build_workspace
+    from storage.runs import list_runs
+
+    at = _timeline(AppTest.from_file(APP, default_timeout=300))
+    at.multiselect(key="timeline_methods").set_value(["original"]).run()
+    at.number_input(key="timeline_queries_timeline").set_value(3).run()
+    at.button(key="timeline_run").click().run()
+    assert not at.exception, at.exception
+    ws = build_workspace(Settings(db_url=db_url))
+    first = list_runs(ws.db, kind="evolution")
+    assert [r.status for r in first] == ["done"]
+
+    at.button(key="timeline_run").click().run()  # the same settings: nothing new is computed or stored
+    assert not at.exception, at.exception
+    assert [r.id for r in list_runs(ws.db, kind="evolution")] == [first[0].id]
+    assert any(f"Already run: timeline #{first[0].id}" in i.value for i in at.sidebar.info)
+    assert at.selectbox(key="timeline_pick").value == first[0].id
+    at.run()  # the notice and its button stay while the settings stay
+    assert any("Already run" in i.value for i in at.sidebar.info)
+    assert at.button(key="timeline_run_again").label == "Run again anyway"
+
+    at.button(key="timeline_run_again").click().run()  # asked explicitly: a second run is stored
+    assert not at.exception, at.exception
+    stored = list_runs(ws.db, kind="evolution")
+    assert len(stored) == 2 and stored[0].id != first[0].id and stored[0].status == "done"
+    assert at.selectbox(key="timeline_pick").value == stored[0].id
+    assert not any("Already run" in i.value for i in at.sidebar.info)
+
+    at.number_input(key="timeline_queries_timeline").set_value(2).run()  # other settings: a new timeline
+    at.button(key="timeline_run").click().run()
+    assert not at.exception, at.exception
+    assert len(list_runs(ws.db, kind="evolution")) == 3
+    assert not any("Already run" in i.value for i in at.sidebar.info)
+
+
 def test_a_one_version_catalog_opens_on_the_markov_simulation(db_url):
     from core.settings import Settings, build_workspace
     from storage.catalogs import get_version, load_tools
@@ -107,7 +146,7 @@ def test_a_one_version_catalog_opens_on_the_markov_simulation(db_url):
     ws.import_tools("solo", load_tools(ws.db, get_version(ws.db, "demo").id)[:12])
     at = _timeline(AppTest.from_file(APP, default_timeout=180))
     assert at.radio(key="timeline_source_demo").value == "Catalog versions"  # five versions: walk them
-    at.selectbox(key="timeline_name").set_value("solo").run()
+    at.selectbox(key="sel_catalog").set_value("solo").run()
     assert not at.exception, at.exception
     # the demo's choice does not follow to a catalog with one version, where it could not run
     assert at.radio(key="timeline_source_solo").value == "Markov simulation"

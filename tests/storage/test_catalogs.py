@@ -55,3 +55,46 @@ def test_query_sets_reuse_and_replace(db, tiny_tools, tiny_queries):
     assert [q.id for q in store.load_queries(db, qs.id)] == ["q1", "q9"]
     with Session(db) as s:
         assert s.exec(select(func.count()).select_from(QueryRow)).one() == 2
+
+
+def test_delete_catalog_removes_it_and_what_was_made_from_it_only(db, tiny_tools):
+    from core.llm.base import CallRecord
+    from core.models import McpServer
+    from storage import runs
+    from storage.ledger import list_calls, record_call
+    from storage.merges import MergeDecisionRow
+
+    v1 = store.import_catalog(db, "gone", tiny_tools)
+    v2 = store.import_catalog(db, "gone", (replace(tiny_tools[0], description="Changed"),) + tiny_tools[1:])
+    kept = store.import_catalog(db, "kept", tiny_tools)
+    qs = store.import_queries(db, "gone", "q", [Query("q1", "weather in Paris", ("get_weather",))])
+    store.register_mcp_server(db, "gone", McpServer(("python", "-m", "srv"), "/tmp"))
+    gone_run = runs.open_run(db, "eval", {"a": 1}, version_id=v2.id, query_set_id=qs.id)
+    runs.add_item(db, gone_run.id, "q1", {"ok": True})
+    record_call(db, CallRecord("judge", "offline", "m", 0.0, "a" * 64, "p", "r", run_id=gone_run.id))
+    with Session(db) as s:
+        s.add(MergeDecisionRow(run_id=gone_run.id, cluster_id="c1", action="accept"))
+        s.commit()
+    kept_run = runs.open_run(db, "eval", {"a": 2}, version_id=kept.id)
+    runs.add_item(db, kept_run.id, "q1", {"ok": True})
+
+    deleted = store.delete_catalog(db, "gone")
+
+    assert (deleted.versions, deleted.tools, deleted.query_sets, deleted.runs) == (2, 12, 1, 1)
+    assert "2 version(s)" in deleted.summary()
+    assert [c.name for c in store.list_catalogs(db)] == ["kept"]
+    assert store.list_mcp_servers(db, "gone") == ()
+    assert list_calls(db, run_id=gone_run.id) == ()
+    with Session(db) as s:
+        assert s.exec(select(func.count()).select_from(ToolRow)).one() == 6
+        assert s.exec(select(func.count()).select_from(QueryRow)).one() == 0
+        assert s.exec(select(func.count()).select_from(MergeDecisionRow)).one() == 0
+    assert runs.load_items(db, kept_run.id) == {"q1": {"ok": True}}
+    assert store.load_tools(db, kept.id) == tiny_tools
+    assert v1.id != v2.id
+
+
+def test_delete_unknown_catalog_names_the_known_ones(db, tiny_tools):
+    store.import_catalog(db, "tiny", tiny_tools)
+    with pytest.raises(ValueError, match=r"no catalog named 'nope' \(known: tiny\)"):
+        store.delete_catalog(db, "nope")

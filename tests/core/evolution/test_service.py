@@ -4,7 +4,13 @@ import pytest
 
 from core.evolution.markov import MarkovConfig
 from core.evolution.pipeline import EvolutionConfig
-from core.evolution.service import EvolutionSpec, list_evolution_runs, load_evolution, run_evolution
+from core.evolution.service import (
+    EvolutionSpec,
+    finished_run,
+    list_evolution_runs,
+    load_evolution,
+    run_evolution,
+)
 from core.workspace import Workspace
 from storage import runs
 from tests.core.evolution.test_pipeline import FX, OLD_TIME, POLLEN, QUERIES, TIME, UV, W2, W
@@ -72,6 +78,32 @@ def test_markov_run_over_the_latest_version(ws):
         assert sizes == [2, 3, 4]  # a pool of 4, growing by one tool a step
         assert all(not d["removed"] for d in seq["diffs"])
     assert run.sequences[0]["keys"] != run.sequences[1]["keys"] or run.sequences[1]["keys"] != run.sequences[2]["keys"]
+
+
+def test_a_finished_run_with_the_same_settings_is_found_instead_of_stored_again(ws):
+    assert finished_run(ws, spec(methods=("original",)), QUERIES) is None
+    done = run_evolution(ws, spec(methods=("original",)), QUERIES)
+    found = finished_run(ws, spec(methods=("original",)), QUERIES)
+    assert found is not None and found.id == done.run_id
+    # any change to what is run is a different timeline
+    assert finished_run(ws, spec(methods=("original", "contda")), QUERIES) is None
+    assert finished_run(ws, spec(methods=("original",), seeds=(0, 1)), QUERIES) is None
+    assert finished_run(ws, spec(methods=("original",)), QUERIES[:-1]) is None
+    assert finished_run(ws, EvolutionSpec("weather", methods=("original",), config=EvolutionConfig(k=3)),
+                        QUERIES) is None
+    # asked again explicitly, a second run is stored; the newest is the one found from then on
+    second = run_evolution(ws, spec(methods=("original",)), QUERIES, resume=False)
+    assert second.run_id != done.run_id
+    assert finished_run(ws, spec(methods=("original",)), QUERIES).id == second.run_id
+    # a new catalog version: the stored runs walked the old versions, so none answers any more
+    ws.import_tools("weather", [W2, TIME, POLLEN, UV, FX], label="v4")
+    assert finished_run(ws, spec(methods=("original",)), QUERIES) is None
+
+
+def test_a_stopped_run_is_not_offered_as_finished(ws):
+    stopped = run_evolution(ws, spec(methods=("original",)), QUERIES, cancelled=lambda: True)
+    assert stopped.status == "stopped"
+    assert finished_run(ws, spec(methods=("original",)), QUERIES) is None
 
 
 def test_bad_specs_fail_before_anything_is_stored(ws):

@@ -12,15 +12,42 @@ from tests.core.importers.helpers import dumps
 
 
 def round_trip(tools, source="src"):
-    return parse_openai_tools(export_openai_tools(tools), "export.json", source)
+    return parse_openai_tools(export_openai_tools(tools, "atlas"), "export.json", source)
 
 
 def test_export_is_a_pretty_json_list():
     tools = parse_openai_tools(dumps([{"name": "ping", "description": "Pïng"}]), "t.json")
-    text = export_openai_tools(tools)
+    text = export_openai_tools(tools, "atlas")
     assert text.endswith("]\n") and "\n  {" in text and "Pïng" in text
     assert json.loads(text) == [{"type": "function", "key": "ping", "function": {
         "name": "ping", "description": "Pïng", "parameters": {"type": "object", "properties": {}}}}]
+
+
+def test_openai_format_carries_only_what_the_api_reads():
+    tool = Tool(key="k1", name="get_weather", description="Weather now", category="Weather",
+                parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+                extra={"method": "get", "mcp_cwd": "/home/someone/servers", "vendor": {"id": 3}})
+    (entry,) = json.loads(export_openai_tools([tool]))
+    assert entry == {"type": "function", "function": {
+        "name": "get_weather", "description": "Weather now",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+
+
+def test_atlas_format_never_carries_launch_fields_or_paths():
+    """A store written before launch fields were dropped at import still exports none of them."""
+    tool = Tool(key="k1", name="run_it", extra={"mcp_command": "sh -c evil", "cwd": "/home/someone",
+                                                "python": {"path": "/home/someone/tool.py", "function": "f"},
+                                                "method": "post"})
+    (entry,) = json.loads(export_openai_tools([tool], "atlas"))
+    assert entry["method"] == "post" and entry["python"] == {"function": "f"}
+    assert "/home/someone" not in json.dumps(entry) and "mcp_command" not in entry
+
+
+def test_unknown_format_names_the_valid_ones():
+    import pytest
+
+    with pytest.raises(ValueError, match="openai, atlas"):
+        export_openai_tools([], "yaml")
 
 
 def test_round_trip_openai_tools_with_extras():

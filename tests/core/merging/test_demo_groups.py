@@ -25,11 +25,12 @@ def demo(minilm):
     return SearchEngine.build(tools, minilm), pairs
 
 
-# Floors a little under what was measured (offline judge, MiniLM, Auto-Correction on): θ 0.82 P 1.00 R 0.15;
-# θ 0.77 P 1.00 R 0.30; θ 0.72 P 0.87 R 0.44. Recall is bounded by the candidates: most planted duplicates
-# sit between cosine 0.5 and 0.8 with MiniLM, so few of them reach θ at all.
-@pytest.mark.parametrize("threshold,min_precision,min_recall", [(0.82, 1.0, 0.14), (0.77, 0.95, 0.28),
-                                                                (0.72, 0.85, 0.4)])
+# Floors a little under what was measured (offline judge merge-rules-v2, MiniLM, Auto-Correction on), as
+# shares of the 61 planted duplicate pairs: θ 0.82 P 1.00 R 0.15; θ 0.77 P 1.00 R 0.28; θ 0.72 P 1.00 R 0.41;
+# θ 0.68 (recommended for MiniLM, core/merging/calibration.py) P 1.00 R 0.52. Recall is bounded by the
+# candidates: most planted duplicates sit between cosine 0.5 and 0.8 with MiniLM, so few reach a high θ.
+@pytest.mark.parametrize("threshold,min_precision,min_recall", [(0.82, 1.0, 0.14), (0.77, 0.95, 0.27),
+                                                                (0.72, 0.95, 0.4), (0.68, 0.95, 0.5)])
 def test_planted_duplicates_merge_and_lookalikes_do_not(demo, threshold, min_precision, min_recall):
     engine, planted = demo
     result = run_merge(engine.tools, engine.vectors, make_judge("offline"), MergeConfig(threshold=threshold))

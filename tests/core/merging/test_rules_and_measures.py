@@ -17,7 +17,7 @@ from core.merging.measures import (
     silhouette_curve,
     tccr_ucc,
 )
-from core.merging.offline_judge import OfflineJudge, merged_description
+from core.merging.offline_judge import OfflineJudge
 from core.merging.pipeline import ClusterAudit, MemoryMergeStore, MergeConfig, group_key, run_merge
 from core.models import Query, Tool
 from core.search.engine import SearchEngine
@@ -86,17 +86,6 @@ def test_offline_audit_always_returns_a_partition():
     assert not audit.ok
     check_split("c", [t.key for t in members], audit.groups)
     assert ("a_get_weather", "weather_now") in audit.groups
-
-
-def test_merged_description_keeps_the_representative_and_notes_other_phrasings():
-    rep = Tool(key="gcd", name="gcd", description="Greatest common divisor of two integers.")
-    other = Tool(key="m", name="math_gcd", description="Computes the GCD with Euclid's algorithm. Fast.")
-    same = Tool(key="n", name="gcd2", description="Greatest common divisor.")
-    text = merged_description(rep, [other, same])
-    assert text.startswith("Greatest common divisor of two integers.")
-    assert "Replaces math_gcd, gcd2." in text
-    assert "Computes the GCD with Euclid's algorithm (math_gcd)" in text and "(gcd2)" not in text
-    assert merged_description(rep, []) == rep.description
 
 
 def test_integrity_names_the_cluster_and_key():

@@ -16,9 +16,19 @@ class Interrupt(BaseException):
     """What Streamlit raises inside a progress update when the user clicks Cancel."""
 
 
+def _with_duplicates(tiny_tools):
+    """The six tiny tools plus two genuine duplicates, so that the merge has clusters to audit and document
+    (the six alone are all different jobs)."""
+    from tests.conftest import _tool
+
+    return (*tiny_tools, _tool("weather_now", "Current weather conditions in a city", ("city",), "Weather"),
+            _tool("currency_convert", "Convert money from one currency to another", ("amount", "to"), "Finance"))
+
+
 def test_an_interrupted_merge_is_stopped_then_resumed_without_asking_twice(db, tmp_path, hashing_embedder,
                                                                            tiny_tools):
-    config = MergeConfig(threshold=0.05)  # every pair of the six tools is a candidate
+    tiny_tools = _with_duplicates(tiny_tools)
+    config = MergeConfig(threshold=0.05)  # every pair of the eight tools is a candidate
     # the same merge, uninterrupted, in a store of its own
     other = Workspace(make_engine(f"sqlite:///{tmp_path / 'whole.db'}"), hashing_embedder)
     whole = merge_version(other, other.import_tools("tiny", tiny_tools).version.id, config)
@@ -61,6 +71,7 @@ def test_a_cancelled_merge_job_is_stopped_and_the_next_job_resumes_it(db, hashin
     from core.merging import service
 
     config, llm = MergeConfig(threshold=0.05), LLMConfig()
+    tiny_tools = _with_duplicates(tiny_tools)
     ws = Workspace(db, hashing_embedder)
     version = ws.import_tools("tiny", tiny_tools).version.id
     key = service.merge_job_key(ws, version, config, llm)
@@ -90,4 +101,4 @@ def test_a_cancelled_merge_job_is_stopped_and_the_next_job_resumes_it(db, hashin
     resumed = again.result(timeout=60)
     assert resumed.run_id == stopped[0].id
     assert next(r for r in list_merge_runs(db, version) if r.id == resumed.run_id).status == "done"
-    assert resumed.result.clusters  # the six tools at θ = 0.05 do form clusters
+    assert resumed.result.clusters  # the eight tools at θ = 0.05 do form clusters

@@ -54,5 +54,21 @@ def test_failure_shares_count_planning_failures_as_parameter_mismatch():
                  ["z", "h", "w"])
     f = failure_shares([q1, q2], k=3)
     assert f["judged"] == 5 and f["counts"][NOT_EXECUTED] == 1
-    assert f["shares"] == {"PARAMETER_MISMATCH": 0.2, "SEMANTIC_MISMATCH": 0.2, "EXECUTION_FAILURE": 0.2,
-                           "FUNCTIONAL_SUCCESS": 0.4}
+    assert f["table4"]["shares"] == {"PARAMETER_MISMATCH": 0.2, "SEMANTIC_MISMATCH": 0.2, "EXECUTION_FAILURE": 0.2,
+                                     "FUNCTIONAL_SUCCESS": 0.4}
+    assert f["table4"]["counts"] == {"PARAMETER_MISMATCH": 1, "SEMANTIC_MISMATCH": 1, "EXECUTION_FAILURE": 1,
+                                     "FUNCTIONAL_SUCCESS": 2}
+
+
+def test_every_share_is_its_own_count_over_the_judged_trials():
+    """The bug: PARAMETER_MISMATCH printed 0.33 next to a count of 0 (planning failures were folded into
+    the share but not the count). Each class's share must be that class's count over the judged trials."""
+    q = _report("q", ["g"], ["a", "b", "c", "d"], {"a": PLANNING_FAILED, "b": PLANNING_FAILED,
+                                                   "c": FUNCTIONAL_SUCCESS, "d": NOT_EXECUTED}, ["c", "a", "b", "d"])
+    f = failure_shares([q], k=4)
+    assert f["judged"] == 3
+    assert f["counts"]["PARAMETER_MISMATCH"] == 0 and f["shares"]["PARAMETER_MISMATCH"] == 0.0
+    assert f["counts"]["PLANNING_FAILED"] == 2 and f["shares"]["PLANNING_FAILED"] == 0.6667
+    for outcome, share in f["shares"].items():
+        assert share == round(f["counts"][outcome] / f["judged"], 4), outcome
+    assert f["table4"]["counts"]["PARAMETER_MISMATCH"] == 2 and f["table4"]["shares"]["PARAMETER_MISMATCH"] == 0.6667

@@ -66,12 +66,14 @@ def test_offline_trials_demote_broken_tools_and_keep_every_step():
     convert = report.trial("convert")
     assert convert.arguments == {"value": 26.2, "from_unit": "miles", "to_unit": "kilometres"}
     assert convert.step("execute").output == {"value": 42.165, "unit": "kilometres"}
-    # a failure while running is transient (the sandbox cannot tell it from an outage): simulated and
-    # flagged; rejected arguments are the tool's own defect: never simulated
-    assert report.trial("flaky").simulation_used and report.trial("locked").simulation_used
+    # an outage the tool reports ("upstream answered 503") is transient: simulated and flagged; a refused
+    # key (401) and rejected arguments are permanent, the tool's own defects: never simulated
+    assert report.trial("flaky").simulation_used and not report.trial("locked").simulation_used
+    assert report.trial("locked").step("simulate") is None and "auth" in report.trial("locked").reason
     assert not report.trial("picky").simulation_used and report.trial("picky").step("simulate") is None
     assert [s.name for s in report.trial("flaky").steps] == ["plan", "execute", "simulate", "classify"]
-    assert report.after == ("convert", "flaky", "locked", "unreachable", "empty", "needs_id", "picky")
+    # a tool refusing its key is a real failure: below the unreached tool and the empty answer
+    assert report.after == ("convert", "flaky", "unreachable", "empty", "locked", "needs_id", "picky")
     assert report.before[0] == "needs_id" and report.moves()["convert"] == 4
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from core.execution.setup import ExecutorPlan, build_router
 from core.models import Query, Tool
+from core.trials.pipeline import TrialConfig
 from core.trials.service import load_trial_run, rerun_in_run, run_trial_set
 from core.workspace import Workspace
 from storage import runs
@@ -76,3 +77,18 @@ def test_unknown_strategy_is_refused_before_anything_is_stored(db, hashing_embed
     with pytest.raises(ValueError, match="strateg"):
         run_trial_set(ws, version, [Query("q", "x")], None, strategy="nope")
     assert runs.list_runs(db, kind="trials") == ()
+
+
+def test_the_same_trials_again_are_shown_from_the_store_unless_asked_anew(db, hashing_embedder):
+    ws = Workspace(db, hashing_embedder)
+    queries = [Query("q1", "convert 26.2 miles to kilometres", ("to_km",))]
+    version = ws.import_tools("units", _catalog(), queries=queries).version.id
+    first = run_trial_set(ws, version, queries, None)
+    again = run_trial_set(ws, version, queries, None)
+    assert (again.run_id, again.reused, first.reused) == (first.run_id, True, False)
+    assert again.reports == first.reports and again.to_json()["reused"] is True
+    anew = run_trial_set(ws, version, queries, None, resume=False)
+    assert anew.run_id != first.run_id and not anew.reused
+    other_k = run_trial_set(ws, version, queries, None, config=TrialConfig(k=2))
+    assert other_k.run_id not in (first.run_id, anew.run_id)
+    assert len([r for r in runs.list_runs(db) if r.kind == "trials"]) == 3

@@ -1,0 +1,57 @@
+"""``toolatlas trials`` text output: no Python reprs, arguments as name=value, shares that match counts."""
+
+import re
+
+from core.cli_trials import format_run
+from core.trials.evidence import (
+    FUNCTIONAL_SUCCESS,
+    PARAMETER_MISMATCH,
+    PLANNING_FAILED,
+    Rerank,
+    Step,
+    Trial,
+    TrialReport,
+)
+from core.trials.measures import failure_shares
+
+
+def _report():
+    ok = Trial("get_current_time", "get_current_time", 2, FUNCTIONAL_SUCCESS, "the call ran and returned a result", (
+        Step("plan", "ok", {"tool": "get_current_time"}, {"arguments": {"timezone": "Asia/Tokyo"}, "missing": [],
+                                                         "sources": {"timezone": "IANA zone for 'Tokyo'"}}),
+        Step("execute", "ok", {"executor": "mcp-1"}, {"timezone": "Asia/Tokyo", "datetime": "2026-01-05T18:00:00+09:00"},
+             0.05),
+        Step("classify", "ok", {}, {"outcome": FUNCTIONAL_SUCCESS})), False, "mcp-1")
+    bad = Trial("convert_time", "convert_time", 1, PARAMETER_MISMATCH, "the tool rejected the arguments: Invalid timezone", (
+        Step("plan", "ok", {}, {"arguments": {"source_timezone": "Europe", "time": "16:30", "target_timezone": "New York"},
+                                "sources": {}}),
+        Step("execute", "failed", {"executor": "mcp-1"}, {"error": "Invalid timezone: 'Europe'", "kind": "invalid_params"},
+             0.02)), False, "mcp-1")
+    none = Trial("x", "x", 3, PLANNING_FAILED, "required input the request cannot supply: stop_name", (
+        Step("plan", "failed", {}, {"arguments": {}, "missing": ["stop_name"], "sources": {"stop_name": "no place named"}}),))
+    return TrialReport("t1", "What time is it in Tokyo?", ("get_current_time",), ("convert_time", "get_current_time", "x"),
+                       (ok, bad, none), Rerank(("get_current_time", "x", "convert_time")))
+
+
+def test_text_output_reads_as_plain_lines():
+    report = _report()
+    failures = failure_shares([report], k=3)
+    out = {"catalog": "time", "version": 1, "strategy": "query", "candidates": 3, "simulate": True,
+           "executors": {"servers": [{"command": ["python", "-m", "mcp_server_time"], "cwd": None}], "http_hosts": [],
+                         "sandbox": False},
+           "run_id": 7, "queries": 1, "seconds": 1.5, "resumed": 0, "k": 3,
+           "before": {"recall@3": 1.0, "pass@3": 1.0}, "after": {"recall@3": 1.0, "pass@3": 1.0},
+           "failures": failures, "simulated": 0, "trials": 3, "llm_calls": 4, "llm_errors": 0}
+    text = format_run(out, [report])
+    assert "{'" not in text and "':" not in text  # no dict reprs anywhere
+    assert "executor: MCP server python -m mcp_server_time" in text
+    assert "plan: timezone=Asia/Tokyo" in text and "from: timezone: IANA zone for 'Tokyo'" in text
+    assert 'target_timezone="New York"' in text  # a value with a space is quoted, not repr'd
+    assert "call: mcp-1 failed in 0.02 s → invalid_params: Invalid timezone: 'Europe'" in text
+    assert "stop_name: no place named" in text
+    # each outcome line's share is its own count over the judged trials (3 here)
+    rows = dict(re.findall(r"^  ([A-Z_]+)\s+(\d+\s+[\d.]+%)$", text, re.MULTILINE))
+    assert rows["PARAMETER_MISMATCH"].split()[0] == "1" and rows["PARAMETER_MISMATCH"].endswith("33.3%")
+    assert rows["PLANNING_FAILED"].split()[0] == "1" and rows["FUNCTIONAL_SUCCESS"].split()[0] == "1"
+    assert "planning failures as parameter mismatches: 2 (66.7%)" in text
+    assert text.index("get_current_time  ★ gold") < text.index("convert_time  [PARAMETER_MISMATCH]")  # after order
