@@ -348,7 +348,8 @@ def cmd_merge(args) -> int:
         from pathlib import Path
 
         from core.importers.export import export_openai_tools
-        from storage.merges import apply_decisions, list_decisions
+        from core.merging.review import apply_decisions
+        from storage.merges import list_decisions
 
         decisions = list_decisions(ws.db, run.run_id)
         reviewed, phi = apply_decisions(run.result, decisions, engine.tools)

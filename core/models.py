@@ -9,6 +9,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 
@@ -116,3 +117,29 @@ def tool_text(tool: Tool, *, with_parameters: bool = True) -> str:
 
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """What the ledger keeps of one call. It never holds an API key: only the messages sent."""
+
+    role: str
+    backend: str
+    model: str
+    temperature: float
+    request_hash: str
+    prompt: str
+    response: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_s: float = 0.0
+    error: str | None = None
+    id: int | None = None
+    run_id: int | None = None
+    created_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if not self.role:
+            raise ValueError("CallRecord.role must not be empty")
+        if len(self.request_hash) != 64:
+            raise ValueError("CallRecord.request_hash must be a 64-character sha256 hex digest")

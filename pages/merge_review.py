@@ -22,9 +22,10 @@ from core.importers.export import export_openai_tools
 from core.merging.calibration import CALIBRATION_SWEEP
 from core.merging.candidates import threshold_sweep
 from core.merging.pipeline import MergeConfig
+from core.merging.review import apply_decisions, review_state
 from core.merging.service import measure
 from storage.catalogs import list_query_sets, load_queries
-from storage.merges import apply_decisions, list_decisions, list_merge_runs, record_decision, review_state
+from storage.merges import list_decisions, list_merge_runs, record_decision
 
 st.title("Merge review")
 st.caption("ToolScopeMerger (ToolScope §3.2): candidate pairs above a cosine threshold, a judge per pair, "

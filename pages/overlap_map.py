@@ -14,6 +14,7 @@ from components.session import llm_config, workspace
 from core.merging.calibration import recommended_threshold
 from core.merging.measures import silhouette_curve
 from core.merging.pipeline import MergeConfig
+from core.merging.review import apply_decisions
 from core.merging.service import judge_id
 from core.overlap import (
     KEPT_APART,
@@ -27,7 +28,7 @@ from core.overlap import (
     selected_keys,
 )
 from core.projection import METHODS
-from storage.merges import apply_decisions, list_decisions, list_merge_runs
+from storage.merges import list_decisions, list_merge_runs
 
 LARGE_CATALOG = 20_000
 LINK_NEIGHBOURS = 10

@@ -12,7 +12,7 @@ from sqlalchemy import Column, Text
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
-from core.llm.base import CallRecord
+from core.models import CallRecord
 from storage.tables import utcnow
 
 

@@ -7,8 +7,9 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+
+from core.models import CallRecord  # noqa: F401 - what the ledger keeps of a call; defined with the models
 
 T = TypeVar("T")
 
@@ -80,32 +81,6 @@ class RoleCall(Generic[T]):
             raise ValueError("RoleCall.error must be None when ok is True")
         if not self.ok and not self.error:
             raise ValueError("RoleCall.error must say what went wrong when ok is False")
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """What the ledger keeps of one call. It never holds an API key: only the messages sent."""
-
-    role: str
-    backend: str
-    model: str
-    temperature: float
-    request_hash: str
-    prompt: str
-    response: str
-    tokens_in: int = 0
-    tokens_out: int = 0
-    latency_s: float = 0.0
-    error: str | None = None
-    id: int | None = None
-    run_id: int | None = None
-    created_at: datetime | None = None
-
-    def __post_init__(self) -> None:
-        if not self.role:
-            raise ValueError("CallRecord.role must not be empty")
-        if len(self.request_hash) != 64:
-            raise ValueError("CallRecord.request_hash must be a 64-character sha256 hex digest")
 
 
 def request_hash(backend: str, model: str, role: str, temperature: float, seed: int | None, payload: Any) -> str:

@@ -60,7 +60,8 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
                   progress: Callable[[int, int, str], None] | None = None) -> MergeRun:
     """Run (or resume, or rebuild from the store) ToolScopeMerger on a stored catalog version."""
     from core.merging.integrity import MergeIntegrityError
-    from storage.merges import SqlMergeStore, finish_merge_run, list_merge_runs, open_merge_run
+    from core.merging.store import SqlMergeStore
+    from storage.merges import finish_merge_run, list_merge_runs, open_merge_run
 
     llm = llm or LLMConfig()
     engine = workspace.search_engine(version_id)

@@ -7,10 +7,10 @@ import pytest
 from core.cli import main
 from core.importers.export import export_openai_tools
 from core.merging.pipeline import MergeConfig
+from core.merging.review import apply_decisions
 from core.merging.service import merge_version
 from core.settings import Settings, build_workspace
 from storage.catalogs import get_version
-from storage.merges import apply_decisions
 
 pytestmark = pytest.mark.slow
 

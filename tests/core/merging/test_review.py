@@ -1,18 +1,16 @@
+"""A merge run through the store (resume without judge calls) and its review: decisions replayed into the
+reviewed catalog and φ."""
+
 import numpy as np
 import pytest
 
 from core.merging.offline_judge import OfflineJudge
 from core.merging.pipeline import MergeConfig, run_merge
+from core.merging.review import apply_decisions, review_state
+from core.merging.store import SqlMergeStore
 from storage.catalogs import import_catalog
 from storage.db import init_db
-from storage.merges import (
-    SqlMergeStore,
-    apply_decisions,
-    list_decisions,
-    open_merge_run,
-    record_decision,
-    review_state,
-)
+from storage.merges import list_decisions, open_merge_run, record_decision
 from tests.core.merging.test_merging import CountingJudge, tool
 
 pytestmark = pytest.mark.pg
