@@ -222,8 +222,7 @@ def describe(row: RunRow) -> str:
 
 def summary_frame(scores: Sequence[RunScores], baseline_id: int) -> pd.DataFrame:
     """Mean of every metric per run, each at the run's own k (the k column says which)."""
-    titles = {"recall": "recall@k", "ndcg": "nDCG@k", "precision": "P@k", "comprehensiveness": "comp@k",
-              "reciprocal_rank": "MRR", "csr": "CSR@k"}
+    titles = {**METRIC_TITLES, "reciprocal_rank": METRIC_TITLES["mrr"]}  # core.compare's name for MRR
     return pd.DataFrame([{"run": s.label, "role": "baseline" if s.run_id == baseline_id else "compared",
                           "k": s.k, "queries": len(s.query_ids),
                           **{titles[m]: float(s.scores[m].mean()) for m in METRICS}} for s in scores])

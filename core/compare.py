@@ -28,6 +28,11 @@ class RunScores:
     csr_stand_in: int = 0  # queries stored without a selection, whose CSR is the metrics' stand-in
 
 
+def params_label(params) -> str:
+    """A run's strategy parameters as one line, ``a=1, b=x`` in name order (empty: the defaults)."""
+    return ", ".join(f"{a}={b}" for a, b in sorted(params.items()))
+
+
 def load_run_scores(engine, run_id: int) -> RunScores:
     """A stored eval run's per-query scores. CSR@k (ToolScope Eq. 6) compares each item's stored
     ``"selected"`` keys with its gold set; items stored before selections were kept fall back to the
@@ -40,7 +45,7 @@ def load_run_scores(engine, run_id: int) -> RunScores:
     qids = tuple(items)
     per = [score_query(q, items[q]["keys"], items[q]["gold"], k, selected=items[q].get("selected")) for q in qids]
     scores = {m: np.array([getattr(p, m) for p in per], dtype=np.float64) for m in METRICS}
-    params = ", ".join(f"{a}={b}" for a, b in sorted(info.config.get("params", {}).items()))
+    params = params_label(info.config.get("params", {}))
     label = f"#{run_id} {info.strategy}" + (f" ({params})" if params else "")
     return RunScores(run_id, label, k, qids, scores, {q: items[q]["keys"] for q in qids},
                      {q: items[q]["gold"] for q in qids}, {q: items[q].get("query", "") for q in qids},

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.compare import params_label
 from core.context import LLMConfig, build_context
 from core.merging.measures import QuerySelector, offline_selector, rule_selector
 from core.metrics import score_rankings, top_k
@@ -304,7 +305,7 @@ def run_rows(db: Any, *, version_id: int | None = None, limit: int = 500) -> tup
             rows.append(RunRow(
                 info.id, "eval", info.version_id, where, info.query_set_id,
                 set_names.get(info.query_set_id or -1, f"query set #{info.query_set_id}"), info.strategy,
-                ", ".join(f"{a}={b}" for a, b in sorted(cfg.get("params", {}).items())), _llm_label(cfg, uses_llm),
+                params_label(cfg.get("params", {})), _llm_label(cfg, uses_llm),
                 k, int(m.get("n_queries", info.n_items)),
                 {name: _number(m.get(_metric_name(name, k))) for name in ROW_METRICS},
                 # runs stored before these were recorded: read them back from the ledger and the items
@@ -323,7 +324,7 @@ def run_rows(db: Any, *, version_id: int | None = None, limit: int = 500) -> tup
                     continue
                 rows.append(RunRow(
                     info.id, PLAYGROUND, info.version_id, where, None, str(cfg.get("query", "")), name,
-                    ", ".join(f"{a}={b}" for a, b in sorted(params.items())), _llm_label(cfg, m.get("llm_calls", 0) > 0),
+                    params_label(params), _llm_label(cfg, m.get("llm_calls", 0) > 0),
                     k, 1, {metric: _number(m.get(metric)) for metric in ROW_METRICS}, int(m.get("llm_calls", 0)),
                     int(m.get("llm_errors", 0)), float(m.get("seconds", 0.0)), info.status, info.finished_at,
                 ))

@@ -53,16 +53,17 @@ def open_run(
     query_set_id: int | None = None,
     strategy: str = "",
     resume: bool = True,
-    reuse_done: bool = False,
 ) -> RunInfo:
-    """Return the unfinished run with this exact config (to resume it) or start a new one. With
-    ``reuse_done`` a finished run with this config is returned too (the caller shows it instead of storing
-    the same work twice); ``resume=False`` always starts a new run."""
+    """Return the unfinished run with this exact config (to resume it) or start a new one (:func:`find_done`
+    finds a finished one, for callers that show it instead of storing the same work twice)."""
     digest = config_hash(kind, config)
     with Session(engine) as session:
         if resume:
-            wanted = [Run.config_hash == digest] + ([] if reuse_done else [Run.status != "done"])
-            existing = session.exec(select(Run).where(*wanted).order_by(col(Run.id).desc())).first()
+            existing = session.exec(
+                select(Run)
+                .where(Run.config_hash == digest, Run.status != "done")
+                .order_by(col(Run.id).desc())
+            ).first()
             if existing is not None:
                 return _info(existing)
         run = Run(

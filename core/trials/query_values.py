@@ -26,6 +26,7 @@ _MDY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d
 _RANGE = re.compile(rf"\b(\d{{1,2}})\s*(?:to|-|–|until)\s*(\d{{1,2}})\s+({_MONTH_RE})\b", re.IGNORECASE)
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)|\b(\d{1,2}):(\d{2})\b|\b(noon|midnight)\b",
                    re.IGNORECASE)
+CLOCK = _TIME  # a clock time as a request writes it ("4:30pm", "16:30", "noon")
 _CODE = re.compile(r"\b[A-Z]{3}\b")
 _ALNUM_ID = re.compile(r"\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{4,}\b|\b\d{4,}\b")
 # number-with-suffix tokens ("8pm", "12th", "5km") look like ids but are quantities
@@ -263,7 +264,7 @@ def read_query(query: str, *, today: date) -> Found:
         numbers.append((_number(m.group(1), m.group(2) or ""), (m.group(2) or "").lower(), m.start()))
     date_text_numbers = {int(v) for pos, _ in dates for v in re.findall(r"\d+", query[pos: pos + 20])[:2]}
     numbers = [n for n in numbers if not (n[0] in date_text_numbers and any(abs(n[2] - p) < 20 for p in date_spans))]
-    iso_codes = [(m.start(), m.group(0)) for m in re.finditer(r"\b[A-Z]{3}\b", query)
+    iso_codes = [(m.start(), m.group(0)) for m in _CODE.finditer(query)
                  if m.group(0) in ISO_4217 and m.group(0).lower() not in _CURRENCIES]
     currencies = after_number(sorted(iso_codes +
         [(m.start(), _CURRENCIES[m.group(0).lower()]) for m in re.finditer(

@@ -88,15 +88,16 @@ def run_trial_set(ws: Any, version_id: int, queries: Sequence[Query], router: Ro
                                 "today": time.strftime("%Y-%m-%d")})
     strategy_class(strategy)  # unknown names fail before anything is stored
     names = list(getattr(router, "names", ()) or ())
-    run = runs.open_run(ws.db, KIND, _config(version_id, queries, strategy, params, config, llm, seed, names),
-                        version_id=version_id, query_set_id=query_set_id, strategy=strategy, resume=resume,
-                        reuse_done=resume)
+    run_config = _config(version_id, queries, strategy, params, config, llm, seed, names)
     start = time.perf_counter()
-    if run.status == "done":  # the same trials with the same settings on the same day: shown, not redone
-        items = runs.load_items(ws.db, run.id)
+    stored = runs.find_done(ws.db, KIND, run_config, version_id=version_id) if resume else None
+    if stored is not None:  # the same trials with the same settings on the same day: shown, not redone
+        items = runs.load_items(ws.db, stored.id)
         if all(q.id in items for q in queries):
             reports = tuple(TrialReport.from_json(items[q.id]) for q in queries)
-            return TrialsRun(run.id, reports, run.metrics, time.perf_counter() - start, len(reports), True)
+            return TrialsRun(stored.id, reports, stored.metrics, time.perf_counter() - start, len(reports), True)
+    run = runs.open_run(ws.db, KIND, run_config, version_id=version_id, query_set_id=query_set_id,
+                        strategy=strategy, resume=resume)
     engine = ws.search_engine(version_id)
     context = build_context(ws.db, engine, version_id, llm, seed=seed, run_id=run.id, api_key=api_key,
                             strategy_params=params)

@@ -23,7 +23,16 @@ from typing import Any
 
 from core.models import Tool
 from core.trials import vocab
-from core.trials.query_values import BASES, HEX_LITERAL, MONTHS, NOT_PLACES, Found, after_number, read_query
+from core.trials.query_values import (
+    BASES,
+    CLOCK,
+    HEX_LITERAL,
+    MONTHS,
+    NOT_PLACES,
+    Found,
+    after_number,
+    read_query,
+)
 from core.trials.shapes import FREE_TEXT, looks_like_sentence, slot_shape, wants_code
 
 
@@ -270,13 +279,10 @@ def _zone(spec: Mapping[str, Any], pools: _Pools, query: str, found: Found, dire
     return None, "no time zone named"
 
 
-_CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d{2}\b|\bnoon\b|\bmidnight\b", re.I)
-
-
 def _states_time(query: str, start: int) -> bool:
     """Is a clock time given in this zone: right before it ("16:30 in Berlin", "4:30pm Paris time")?"""
     before = query[:start]
-    clocks = list(_CLOCK.finditer(before))
+    clocks = list(CLOCK.finditer(before))
     return bool(clocks) and re.fullmatch(r"\s*(?:in|at)?\s*", before[clocks[-1].end():], re.I) is not None
 
 

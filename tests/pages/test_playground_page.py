@@ -13,13 +13,6 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def db_url(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'playground.db'}"
-    monkeypatch.setenv("TOOLATLAS_DB_URL", url)
-    return url
-
-
 def _figures(at: AppTest) -> dict[str, dict]:
     """Every plotly figure on the page by its title (or its first trace's name when untitled)."""
     out = {}

@@ -13,13 +13,6 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def db_url(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'runs.db'}"
-    monkeypatch.setenv("TOOLATLAS_DB_URL", url)
-    return url
-
-
 def _runs_page(at: AppTest) -> AppTest:
     at.run()
     at.switch_page("pages/runs.py").run()

@@ -11,13 +11,6 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def db_url(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'timeline.db'}"
-    monkeypatch.setenv("TOOLATLAS_DB_URL", url)
-    return url
-
-
 def _timeline(at: AppTest) -> AppTest:
     at.switch_page("pages/timeline.py").run()
     assert not at.exception, at.exception

@@ -53,3 +53,16 @@ def test_put_item_replaces_in_place_and_adds_when_missing(db):
     runs.put_item(db, run.id, "pair:2", {"ok": True})
     assert runs.load_items(db, run.id) == {"pair:1": {"ok": True}, "pair:2": {"ok": True}}
     assert runs.finish_run(db, run.id, {}).n_items == 2
+
+
+def test_find_done_answers_only_a_finished_run_with_the_same_config(db):
+    config = {"k": 5, "queries": ["q1"]}
+    assert runs.find_done(db, "trials", config) is None
+    first = runs.open_run(db, "trials", config, version_id=None)
+    assert runs.find_done(db, "trials", config) is None  # still running: open_run resumes it instead
+    runs.finish_run(db, first.id, {"ok": 1})
+    assert runs.find_done(db, "trials", config).id == first.id
+    assert runs.find_done(db, "trials", {**config, "k": 3}) is None and runs.find_done(db, "eval", config) is None
+    second = runs.open_run(db, "trials", config, resume=False)
+    runs.finish_run(db, second.id, {})
+    assert runs.find_done(db, "trials", config).id == second.id  # the newest

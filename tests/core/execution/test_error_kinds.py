@@ -3,13 +3,20 @@
 
 import pytest
 
-from core.execution.base import ERROR_KINDS
+from core.execution.base import ERROR_KINDS, classify_error
 from core.execution.http import _status_kind
-from core.execution.mcp import classify_error
 from core.trials.pipeline import TRANSIENT_KINDS
 
 
 @pytest.mark.parametrize("message, kind", [
+    # what MCP servers and HTTP APIs answer for a refused key, an unknown tool, a rejected schema
+    ("401 Unauthorized: missing API key", "auth"),
+    ("403 Forbidden", "auth"),
+    ("Unknown tool: fx.convert", "not_found"),
+    ("404 Not Found", "not_found"),
+    ("400 Bad Request: invalid parameters for book_hotel: 'hotel_id' is a required property", "invalid_params"),
+    ("1 validation error for call_tool", "invalid_params"),
+    ("500 Internal Server Error: upstream failed", "server"),
     # what mcp-server-time answers (isError) for a bad zone or time: the call was wrong, not the host
     ("Invalid timezone: 'No time zone found with key Europe'", "invalid_params"),
     ("Invalid time format. Expected HH:MM [24-hour format]", "invalid_params"),
