@@ -270,7 +270,7 @@ def check_writes(db_url: str, writes: list[tuple[int, str]]) -> tuple[int, list[
         trial_runs = s.exec(select(Run).where(Run.kind == "trials")).all()
         by_qid: dict[str, list[Run]] = defaultdict(list)
         for r in trial_runs:
-            for q in json.loads(r.config_json).get("query_ids", []):
+            for q in r.config_json.get("query_ids", []):
                 by_qid[q].append(r)
         items: dict[int, list[str]] = defaultdict(list)
         for it in s.exec(select(RunItem)).all():

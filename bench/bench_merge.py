@@ -110,7 +110,7 @@ def _cache_roundtrip(db, n, method, key, coords, get_projection, put_projection)
 
 
 def bench_demo(db_url: str) -> None:
-    from core.merging.judge import make_judge
+    from core.llm.framework import make_roles
     from core.merging.pipeline import MergeConfig, run_merge
     from core.settings import Settings, build_workspace
 
@@ -123,7 +123,7 @@ def bench_demo(db_url: str) -> None:
     print("| θ | clusters | MERGE_OK/BAD | size after | merged pairs | precision | recall | look-alike pairs merged |")
     print("|---|---|---|---|---|---|---|---|")
     for th in (0.82, 0.77, 0.72, 0.67):
-        r = run_merge(engine.tools, engine.vectors, make_judge("offline"), MergeConfig(threshold=th))
+        r = run_merge(engine.tools, engine.vectors, make_roles("merge", "offline"), MergeConfig(threshold=th))
         pairs = {frozenset(p) for c in r.clusters for grp in c.groups for p in itertools.combinations(grp, 2)}
         tp = len(pairs & dup)
         s = r.summary()

@@ -1,7 +1,9 @@
-"""Follow a background job (``core.jobs``) from a page: a progress bar polled until the job is over.
+"""Follow a background job (``core.jobs``) from a page: one self-refreshing fragment per job.
 
-The work runs on its own thread, so a click that reruns or leaves the page stops only this polling: the
-job goes on, and the page finds it again by key on its next run and shows the bar where it now stands.
+The work runs off the page's script run, so a click that reruns or leaves the page costs it nothing: the job
+goes on and the page finds it again by key on its next run. While it runs, only a small fragment
+(``st.fragment(run_every=…)``) reruns, every :data:`POLL_SECONDS`, to move its progress bar; when the job is
+over that fragment reruns the whole page once, which then takes the result.
 """
 
 from __future__ import annotations
@@ -12,86 +14,106 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components.cancel import cancel_button
 from components.text import md_escape
 from core.jobs import Job, JobCancelled
 
-POLL_SECONDS = 0.25
+POLL_SECONDS = 1.0
+# What a cancelled run keeps: the services store each finished item as they go and mark the run "stopped".
+RESUMES = "What had finished is stored; run it again with the same settings to resume from there."
+# A job this quick is waited for in the script run itself: the page then draws at once, without a progress
+# bar that shows for a blink and a second run of the page.
+GRACE_SECONDS = 0.5
 
 
-def follow(job: Job) -> Any:
-    """Show the job's progress until it is over, then its result (its exception is raised here)."""
-    if not job.over:
+def job_progress(job: Job, *, cancel_key: str | None = None, what: str = "This work was") -> None:
+    """The job's progress bar in a fragment that reruns alone every :data:`POLL_SECONDS` and reruns the whole
+    page once the job is over. With ``cancel_key``, a Cancel button beside it (``what`` names the work in the
+    notice that follows a click: "The timeline run was")."""
+
+    @st.fragment(run_every=POLL_SECONDS)
+    def progress() -> None:
+        if cancel_key is not None and st.session_state.get(cancel_key):  # the click that started this rerun
+            job.cancel()
         state = job.state()
+        if state.over:
+            st.rerun(scope="app")
         # Labels carry catalog text (query ids, tool names) and st.progress renders markdown: escape them.
-        bar = st.progress(state.share, text=md_escape(state.label, 300))
-        while not job.wait(POLL_SECONDS):
-            # Updated on every poll, changed or not: an element update is where Streamlit acts on a click
-            # (rerun or stop), so a long silent phase of the work never delays the page's response.
-            state = job.state()
-            label = "Stopping…" if state.cancelling else state.label
-            bar.progress(state.share, text=f"{md_escape(label, 300)} · {state.seconds:.0f} s")
-        bar.empty()
-    return job.result()
+        label = "Stopping…" if state.cancelling else state.label
+        text = f"{md_escape(label, 300)} · {state.seconds:.0f} s"
+        if cancel_key is None:
+            st.progress(state.share, text=text)
+            return
+        bar, button = st.columns([5, 1], vertical_alignment="bottom")
+        bar.progress(state.share, text=text)
+        button.button("Cancel", key=cancel_key, icon=":material/stop_circle:", disabled=state.cancelling,
+                      help="Stop at the next step. Finished items are kept; run again with the same settings "
+                           "to resume.")
+        if state.cancelling:
+            st.info(f"{what} cancelled: it stops at its next progress step. {RESUMES}")
+
+    progress()
 
 
-def job_result(ws, key: Any, work: Callable[[Job], Any], *, label: str) -> Any:
+def await_job(job: Job, *, cancel_key: str | None = None, what: str = "This work was", stop: bool = True) -> Any:
+    """The job's result once it is over (its exception is raised here, :class:`JobCancelled` included). Until
+    then the page shows :func:`job_progress` and stops there (``stop``; else this returns None and the page goes
+    on); the fragment reruns the page when the job is over."""
+    if not job.over:
+        job.wait(GRACE_SECONDS)
+    if job.over:
+        return job.result()
+    job_progress(job, cancel_key=cancel_key, what=what)
+    if stop:
+        st.stop()
+    return None
+
+
+def job_result(ws, key: Any, work: Callable[[Job], Any], *, label: str, stop: bool = True) -> Any:
     """What the work under ``key`` returns: a finished job's kept result when there is one (shared by sessions,
-    no recomputation on reruns), else that work as a job (started, or joined if under way) followed to its end."""
-    return follow(ws.jobs.done(key) or ws.jobs.start(key, work, label=label))
+    no recomputation on reruns), else that work as a job (started, or joined if under way), awaited
+    (:func:`await_job`)."""
+    return await_job(ws.jobs.done(key) or ws.jobs.start(key, work, label=label), stop=stop)
 
 
-def session_job(ws, *, state_key: str, cancel_key: str, start: Callable[[], Job] | None = None) -> Any:
-    """A run this session started as a background job (Timeline, Trials): start it when ``start`` is given,
-    else follow the one it started before if still under way, else hand over its result if it finished while
-    this session was away (once). ``None`` when there is nothing to show or the job was cancelled.
+def session_job(ws, *, state_key: str, cancel_key: str, what: str, start: Callable[[], Job] | None = None) -> Any:
+    """A run this session started as a background job (Timeline, Trials): started when ``start`` is given, then
+    followed by :func:`job_progress` (with Cancel) while the rest of the page is drawn; once it is over, its
+    result is handed over here (once), whether this session watched it end or was away. ``None`` while it runs,
+    when there is nothing to hand over, or when it was cancelled (said so on the page).
 
-    The job's key is kept in ``session_state[state_key]``; a click on ``cancel_key`` cancels it."""
-    key = st.session_state.get(state_key)
-    if key is not None and st.session_state.get(cancel_key):
-        ws.jobs.cancel(key)
+    The job's key is kept in ``session_state[state_key]`` while it runs (None otherwise), so a page can tell."""
     if start is not None:
         job = start()
         st.session_state[state_key] = job.key
     else:
+        key = st.session_state.get(state_key)
         job = ws.jobs.get(key) if key is not None else None
-        if job is None or job.cancelling:
-            return None
-        if job.over:
+        if job is None:  # none started, or one the registry no longer keeps
             st.session_state[state_key] = None
-            try:
-                return job.result()  # its error, if it failed, is the page's to show
-            except JobCancelled:
-                return None
-    cancel = cancel_button(cancel_key)
-    try:
-        result = follow(job)
-    except JobCancelled:
-        cancelled_elsewhere()
+            return None
+    if not job.over:
+        job.wait(GRACE_SECONDS)
+    if not job.over:
+        job_progress(job, cancel_key=cancel_key, what=what)
         return None
-    finally:
-        cancel.empty()
     st.session_state[state_key] = None
-    return result
-
-
-def cancelled_elsewhere() -> None:
-    """The job this page followed was cancelled by someone else (the Runs page, another session)."""
-    st.info("This work was cancelled from the Runs page or by another session following it. What had finished "
-            "is stored; run it again with the same settings to resume.")
+    try:
+        return job.result()  # its error, if it failed, is the page's to show
+    except JobCancelled:
+        st.info(f"{what} cancelled. {RESUMES}")
+        return None
 
 
 KINDS = {"engine": "Embedding a catalog", "projection": "Catalog map", "sweep": "Merge threshold sweep",
-         "merge": "Merge run", "timeline": "Timeline run", "trials": "Trial run",
-         "eval": "Evaluation run"}
+         "merge": "Merge run", "merge_measures": "Merge measures", "overlap_links": "Look-alike links",
+         "silhouette": "Silhouette before / after", "timeline": "Timeline run", "trials": "Trial run",
+         "eval": "Evaluation run", "playground": "Playground run"}
 
 
 def _describe(ws, key: Any) -> tuple[str, str]:
-    from storage.catalogs import version_by_id
-
     kind, version_id = (key[0], key[1]) if isinstance(key, tuple) and len(key) > 1 else (str(key), None)
     try:
-        version = version_by_id(ws.db, version_id) if isinstance(version_id, int) else None
+        version = ws.version(version_id) if isinstance(version_id, int) else None
     except ValueError:  # a version deleted since (a test store, a reset)
         version = None
     where = f"{version.catalog_name} v{version.number}" if version is not None else ""

@@ -4,24 +4,25 @@ merge."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from components.cancel import cancel_button, cancelled_notice
-from components.jobs import cancelled_elsewhere, follow
+from components.jobs import RESUMES, await_job
 from components.overlap_charts import silhouette_chart
 from components.text import md_escape
-from core.jobs import DONE, FAILED, RUNNING, JobCancelled
+from core.jobs import CANCELLED, DONE, FAILED, RUNNING, JobCancelled
 from core.merging.calibration import PAPER_THRESHOLD, ThresholdAdvice, recommended_threshold
 from core.merging.candidates import SweepRow
 from core.merging.measures import mean_silhouette
-from core.merging.pipeline import MergeConfig
-from core.merging.service import MergeMeasures, MergeRun, judge_id, merge_job_key, start_merge
-from storage.catalogs import QuerySetInfo
-from storage.merges import list_merge_runs
+from core.merging.pipeline import MergeConfig, MergeResult
+from core.merging.review import Review, decide
+from core.merging.service import MergeMeasures, MergeRun, finished_merge_run, merge_job_key, start_merge
+from core.models import Tool
+from core.workspace import QuerySetInfo
 
 
 def threshold_control(ws, *, key: str, label: str = "Cosine threshold θ") -> tuple[float, ThresholdAdvice]:
@@ -63,54 +64,42 @@ def threshold_line(value: float, advice: ThresholdAdvice) -> str:
     return f"**θ = {value:.2f}** ({whose}). Recommended θ for this model: {advice.threshold:.2f} {why}."
 
 
-def finished_run(ws, version_id: int, config: MergeConfig, llm) -> bool:
-    wanted = {"version_id": version_id, **config.as_dict(), "judge": judge_id(llm)}
-    return any(r.status == "done" and dict(r.config) == wanted for r in list_merge_runs(ws.db, version_id))
-
-
 def finished_merge(ws, version_id: int, config: MergeConfig, llm) -> MergeRun | None:
     """The finished merge run these settings name, else ``None``. Rebuilt from the store once per process (a
     job; its result is reused while the job is kept), not on every rerun of the page that shows it."""
     job = ws.jobs.done(merge_job_key(ws, version_id, config, llm))
     if job is not None:
         return job.result()
-    if not finished_run(ws, version_id, config, llm):
+    if finished_merge_run(ws, version_id, config, llm) is None:
         return None
-    return follow(start_merge(ws, version_id, config, llm))
+    return await_job(start_merge(ws, version_id, config, llm))
 
 
 def merge_for_page(ws, version_id: int, config: MergeConfig, llm, *, cancel_key: str, run_key: str,
                    api_key: str | None = None) -> MergeRun | None:
-    """The merge these settings name, as a background job this page follows, or ``None`` (the page then stops)
-    when there is no finished run and Run merge was not pressed.
+    """The merge these settings name, as a background job this page awaits (:func:`components.jobs.await_job`,
+    with Cancel), or ``None`` (the page then stops) when there is no finished run and Run merge was not pressed.
 
     A finished job's result is reused across reruns (reviewing clicks rerun the page; rebuilding a finished
     run recomputes its candidate pairs); a finished run not in memory is rebuilt from the store as a job."""
-    key = merge_job_key(ws, version_id, config, llm)
-    if st.session_state.get(cancel_key):
-        ws.jobs.cancel(key)
-    cancelled_notice(cancel_key, "The merge run was")
-    job = ws.jobs.get(key)
+    job = ws.jobs.get(merge_job_key(ws, version_id, config, llm))
     status = job.state().status if job is not None else None
     if job is None or job.cancelling or status not in (RUNNING, DONE):
-        if not finished_run(ws, version_id, config, llm):
+        if finished_merge_run(ws, version_id, config, llm) is None:
             if status == FAILED:
                 st.error(f"The last merge run with these settings failed: {md_escape(job.state().error or '', 1500)}")
+            elif status == CANCELLED:
+                st.info(f"The last merge run with these settings was cancelled. {RESUMES}")
             if not st.button("Run merge", type="primary", key=run_key):
                 st.info("No finished merge run for these settings yet. **Run merge** starts one; it is stored as it "
                         "goes, keeps running if you leave the page, and resumes if interrupted.")
                 return None
         job = start_merge(ws, version_id, config, llm, api_key=api_key)
-    if job.over:
-        return job.result()
-    cancel = cancel_button(cancel_key)
     try:
-        return follow(job)
+        return await_job(job, cancel_key=cancel_key, what="The merge run was")
     except JobCancelled:
-        cancelled_elsewhere()
+        st.info(f"The merge run was cancelled. {RESUMES}")
         return None
-    finally:
-        cancel.empty()
 
 
 def sweep_chart(rows: list[SweepRow], chosen: float, recommended: float | None = None) -> go.Figure:
@@ -186,3 +175,89 @@ def render_measures(m: MergeMeasures, *, subject: str, query_set: str | None, ke
                         key=f"{key}_silhouette")
     else:
         st.caption("Too few tools for a silhouette curve (k-means needs more tools than clusters).")
+
+
+def clusters_frame(result: MergeResult, review: Review, by_key: Mapping[str, Tool]) -> pd.DataFrame:
+    """One row per proposed cluster: size, confidence, Auto-Correction verdict, review status, members."""
+    return pd.DataFrame([{
+        "cluster": cl.id, "size": len(cl.members), "confidence": cl.confidence,
+        "verdict": cl.audit.verdict if cl.audit else "—", "status": review.states[cl.id].status,
+        "representative": by_key[cl.representative].name,
+        "members": ", ".join(by_key[k].name for k in cl.members)} for cl in result.clusters])
+
+
+@st.fragment
+def cluster_review(ws, run_id: int, result: MergeResult, review: Review, by_key: Mapping[str, Tool]) -> None:
+    """One cluster at a time: its members side by side, pair verdicts, groups after review, and the reviewer's
+    decisions. A fragment: opening another cluster or typing reruns only this part; a decision, which changes
+    the counts, the table and the export above, reruns the page."""
+    members_of = {cl.id: ", ".join(by_key[k].name for k in cl.members) for cl in result.clusters}
+    cid = st.selectbox("Open a cluster", list(members_of), key="merge_open",
+                       format_func=lambda i: f"{i} · {members_of[i][:90]}")
+    cluster = next(cl for cl in result.clusters if cl.id == cid)
+    state = review.states[cid]
+    members = [by_key[k] for k in cluster.members]
+
+    def record(action: str, payload: Mapping | None = None) -> None:
+        decide(ws, run_id, cid, action, payload)
+        st.rerun(scope="app")
+
+    st.subheader(f"Cluster {cid} — {state.status}")
+    props = {t.key: set(t.parameter_names) for t in members}
+    shared = set.intersection(*props.values()) if props else set()
+    for col, t in zip(st.columns(len(members)), members, strict=True):
+        with col:
+            st.markdown(f"**{md_escape(t.name)}**" + (" · representative" if t.key == cluster.representative else ""))
+            st.caption(md_escape(t.description, 400))
+            spec = t.parameters.get("properties", {}) if isinstance(t.parameters, dict) else {}
+            st.dataframe(pd.DataFrame([{
+                "parameter": p, "type": (spec.get(p) or {}).get("type", "") if isinstance(spec.get(p), dict) else "",
+                "required": p in t.required, "only here": "✱" if p not in shared else ""} for p in t.parameter_names]),
+                hide_index=True, width="stretch", key=f"params_{cid}_{t.key}")
+
+    pair_rows = [p for p in result.pairs if p.a in cluster.members and p.b in cluster.members]
+    st.markdown("**Pair verdicts**")
+    pair_frame = pd.DataFrame([{"a": by_key[p.a].name, "b": by_key[p.b].name, "cosine": p.cosine, "same": p.same,
+                                "reason": p.reason, "error": p.error or ""} for p in pair_rows])
+    if not pair_frame.empty and not pair_frame["error"].any():
+        pair_frame = pair_frame.drop(columns="error")
+    st.dataframe(pair_frame, hide_index=True, width="stretch", key=f"pairs_{cid}",
+                 column_config={"cosine": st.column_config.NumberColumn(format="%.3f")})
+
+    if cluster.audit is not None:
+        a = cluster.audit
+        st.markdown(f"**Auto-Correction: {a.verdict}** — {md_escape(a.reason or a.error or '')}")
+    for note in cluster.kept_apart:
+        st.markdown(f"**Kept apart so no tool loses a parameter:** {md_escape(note)}")
+    st.markdown("**Groups after review** (each group of two or more becomes one tool)")
+    for gi, grp in enumerate(state.groups):
+        names = ", ".join(by_key[k].name for k in grp)
+        with st.container(border=True):
+            st.markdown(f"Group {gi}: {md_escape(names)}")
+            if len(grp) > 1:
+                rep_key = min(grp, key=lambda k: (len(by_key[k].name), by_key[k].name, k))
+                auto = result.merged_tools.get(rep_key)
+                current = state.docs.get(gi) or (auto.description if auto else by_key[rep_key].description)
+                text = st.text_area("Merged description", current, key=f"doc_{cid}_{gi}")
+                if st.button("Save description", key=f"save_doc_{cid}_{gi}") and text.strip() != current:
+                    record("edit_doc", {"group": gi, "description": text.strip()})
+
+    accept, reject, _ = st.columns([1, 1, 5])
+    if accept.button("Accept", type="primary", key=f"accept_{cid}", width="stretch",
+                     help="merge the groups above as shown (the export and the measures follow your decisions)"):
+        record("accept")
+    if reject.button("Reject", key=f"reject_{cid}", width="stretch", help="keep every member as a tool of its own"):
+        record("reject")
+    with st.expander("Change the split: move a member to another group"):
+        m1, m2, m3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+        mover = m1.selectbox("Member", cluster.members, key=f"move_key_{cid}", format_func=lambda k: by_key[k].name)
+        target = m2.number_input("to group", 0, len(state.groups), 0, key=f"move_to_{cid}",
+                                 help=f"{len(state.groups)} = a new group of its own")
+        if m3.button("Move", key=f"move_{cid}", width="stretch"):
+            record("move", {"key": mover, "to_group": int(target)})
+
+    history = review.history(cid)
+    if history:
+        st.markdown("**History**")
+        st.dataframe(pd.DataFrame([{"time": d.created_at, "action": d.action, "details": json.dumps(d.payload)}
+                                   for d in history]), hide_index=True, width="stretch", key=f"history_{cid}")

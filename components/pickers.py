@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from components.jobs import follow
+from components.jobs import await_job
 from components.text import md_escape
-from core.workspace import Workspace
-from storage.catalogs import CatalogInfo, VersionInfo, list_catalogs
+from core.workspace import CatalogInfo, VersionInfo, Workspace
 
 _SELECTION = "selection"
 _CATALOG_WIDGET = "sel_catalog"
@@ -98,7 +97,7 @@ def resolve(chosen: Selection, catalogs: tuple[CatalogInfo, ...]) -> tuple[Catal
 
 def catalog_picker(ws: Workspace) -> tuple[CatalogInfo, VersionInfo]:
     """The sidebar's Catalog and Version boxes, set to the app-wide selection; a change holds on every page."""
-    catalogs = list_catalogs(ws.db)
+    catalogs = ws.catalogs()
     info, version, problem = resolve(selection(), catalogs)
     names = [c.name for c in catalogs]
     # seed the widgets from the selection: Streamlit forgets a widget's value when a page without it runs
@@ -122,10 +121,10 @@ def catalog_picker(ws: Workspace) -> tuple[CatalogInfo, VersionInfo]:
 
 def ensure_engine(ws: Workspace, version: VersionInfo):
     """The version's search engine. The first time it is embedded that runs as a background job shared by every
-    session that opens the version, and this page shows its progress (a rerun or page switch does not stop it)."""
-    if ws.has_search_engine(version.id):
-        return ws.search_engine(version.id)
-    follow(ws.start_search_engine(version.id))
+    session that opens the version, and this page shows its progress and stops there until the job is over (a
+    rerun or page switch does not stop the job)."""
+    if not ws.has_search_engine(version.id):
+        await_job(ws.start_search_engine(version.id))
     return ws.search_engine(version.id)
 
 

@@ -1,5 +1,6 @@
 """Figures and tables of the Strategy playground: the population moving on the map, fitness, votes, lineage,
-and a strategy's final ranking.
+and a strategy's final ranking; and the page's two sections a widget changes (one strategy's search, two side by
+side), each a fragment.
 
 Generations are numbered as ``core.playground`` explains (1 = the seed population, ancestors 0) on every
 figure: slider, fitness axis, lineage columns and hover labels. Tool names, descriptions and model output are
@@ -16,8 +17,22 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from components.text import md_escape
 from core.models import Tool
-from core.playground import LineageNode, Member, RankedTool, member_label
+from core.playground import (
+    LineageNode,
+    Member,
+    RankedTool,
+    in_score_order,
+    lineage,
+    member_label,
+    ranking,
+    step_word,
+    trace_events,
+)
+from core.playground_runs import PlaygroundRun
+from core.playground_service import llm_calls
+from core.strategies.base import RetrievalResult
 
 GREY = "rgba(150,150,150,0.35)"
 GOLD = "#f4a100"
@@ -264,3 +279,110 @@ def ranking_table(rows: Sequence[RankedTool], gold: Sequence[str], names: Mappin
         "mean rank": column("mean rank", width=76, format="%.1f", help="Its mean place in their retrievals "
                                                                        "(breaks ties in votes)."),
         "score": column("score", width=72, format="%.4f")})
+
+
+# -- the page's sections that a widget changes: each a fragment, so a pick reruns only its own section ----------
+
+
+@st.fragment
+def strategy_detail(ws, run: PlaygroundRun, tools: Sequence[Tool], coords: np.ndarray, order: Sequence[str],
+                    pops: Mapping[str, Sequence[Member]], names: Mapping[str, str], *, default: str) -> None:
+    """How one strategy of ``run`` searched (picked among ``order``, opening on ``default``): its search on the
+    map, final ranking, votes, fitness, lineage and LLM calls."""
+    results, gold, k = run.results, run.gold, run.k
+    st.subheader("How one strategy searched")
+    name = st.segmented_control("Strategy", order, default=default, key=f"play_detail_{run.run_id}",
+                                label_visibility="collapsed") or default
+    res = results[name]
+    step = step_word(name, res)
+    readout = run.memory.get(name)
+    if readout is not None:
+        st.caption(f"Session memory: {readout.entries_before} entries before this run, "
+                   f"{readout.entries_after} after; {len(readout.repeated)} of this run's descriptions "
+                   f"repeat earlier ones (ratio ≥ 0.82); the memory term lowered "
+                   f"{readout.penalised} fitness evaluations.")
+    left, right = st.columns([1.3, 1])
+    with left:
+        st.plotly_chart(population_animation(tools, coords, pops[name], gold, res.keys, step=step, height=620,
+                                             title=f"How {name} searched the catalog map" if pops[name] else
+                                             f"{name}: its top-{k} and the gold tools on the catalog map"),
+                        width="stretch", key=f"anim_{name}")
+        if pops[name]:
+            st.caption("Grey dots are the catalog's tools, placed by meaning (UMAP). Each description the strategy "
+                       "wrote sits among the tools it resembles, with lines to the tools it retrieves"
+                       + (f"; press ▶ Play or drag the slider to step through the {step}s (generation 1 is the "
+                          "seed population)" if step == "generation" else "")
+                       + ". Gold stars are the expected tools, rings the final top-k.")
+        else:
+            st.caption(f"{md_escape(name)} writes no descriptions of its own, so there is no search to follow: the "
+                       "map shows where its final top-k (rings) and the gold tools (stars) sit among the catalog's "
+                       "tools (grey, placed by meaning with UMAP).")
+    with right:
+        st.markdown(f"**Final ranking of {md_escape(name)}**")
+        ranked = ranking(res)
+        ranking_table(ranked, gold, names, key=f"rank_{name}")
+        if any(r.votes is not None for r in ranked):
+            st.caption("★ gold. Ordered by FitText's vote (Alg. 7), not by similarity: each ancestor's last "
+                       "population votes (most votes, then best mean rank), and the list takes the ancestors' "
+                       "winners in turn.")
+        elif not in_score_order(res):
+            st.caption("Ordered by the strategy's own rule (Re-Invoke: the best rank a tool reaches for any one "
+                       "intent), not by the score shown, which is its best similarity over the intents.")
+        votes = trace_events(res, "vote")
+        if votes:
+            pooled = [{**v, "ancestor": event.get("ancestor", 0)} for event in votes for v in event["votes"]]
+            st.plotly_chart(votes_bar(pooled, gold, names, res.keys), width="stretch", key=f"votes_{name}")
+    _search_history(res, step, name)
+    calls = trace_events(res, "llm_call")
+    if calls:
+        with st.expander(f"LLM calls ({len(calls)})"):
+            ledger = llm_calls(ws, [c["call_id"] for c in calls])
+            st.dataframe(pd.DataFrame([{
+                "id": c["call_id"], "role": c["role"], "ok": c["ok"], "error": c["error"],
+                "prompt": ledger[c["call_id"]].prompt[:400] if c["call_id"] in ledger else "",
+                "answer": str(c["output"])[:400]} for c in calls]), hide_index=True, width="stretch")
+
+
+def _search_history(res: RetrievalResult, step: str, name: str) -> None:
+    """Fitness per generation and the lineage, each with its table, side by side when both exist."""
+    fitness = trace_events(res, "fitness")
+    described = trace_events(res, "description")
+    if not (fitness or described):
+        return
+    fit_col, tree_col = st.columns(2) if fitness and described else (st.container(), st.container())
+    if fitness:
+        with fit_col:
+            st.plotly_chart(fitness_lines(fitness), width="stretch", key=f"fit_{name}")
+            with st.expander("Fitness of every description"):
+                st.dataframe(pd.DataFrame([{
+                    "description": member_label(f["id"], int(f["generation"])), "generation": f["generation"],
+                    "ancestor": int(f.get("ancestor", 0)) + 1, "fitness": f["f"],
+                    **{COMPONENTS[c][0].removeprefix("mean "): f[c] for c in COMPONENTS if c in f}}
+                    for f in fitness]), hide_index=True, width="stretch")
+    if described:
+        with tree_col:
+            nodes = lineage(res)
+            st.plotly_chart(lineage_tree(nodes, step=step), width="stretch", key=f"lineage_{name}")
+            with st.expander(f"Every description ({len(nodes)})"):
+                st.dataframe(pd.DataFrame([{
+                    "description": n.label, step: n.generation, "made by": n.origin,
+                    "from": ", ".join(member_label(p) for p in n.parents), "text": n.text} for n in nodes]),
+                    hide_index=True, width="stretch")
+
+
+@st.fragment
+def side_by_side(run: PlaygroundRun, tools: Sequence[Tool], coords: np.ndarray, order: Sequence[str],
+                 pops: Mapping[str, Sequence[Member]], names: Mapping[str, str]) -> None:
+    """Two strategies of ``run`` next to each other, each with its map and ranking."""
+    st.subheader("Side by side")
+    st.caption("Two strategies' maps and rankings next to each other, marked as in the map above.")
+    a, b = st.columns(2)
+    left_name = a.selectbox("Left", order, index=0, key="play_left")
+    right_name = b.selectbox("Right", order, index=len(order) - 1, key="play_right")
+    for col, nm in ((a, left_name), (b, right_name)):
+        r = run.results[nm]
+        col.plotly_chart(population_animation(tools, coords, pops[nm], run.gold, r.keys, legend=False,
+                                              step=step_word(nm, r), height=460, title=nm),
+                         width="stretch", key=f"side_{nm}_{col is a}")
+        with col:
+            ranking_table(ranking(r), run.gold, names, key=f"side_rank_{nm}_{col is a}")

@@ -7,18 +7,18 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from components.jobs import follow
-from core.projection import default_params, params_key
-from storage.cache import get_projection
+from components.jobs import await_job
+from core.projection import default_params
 
 LABELS = {"umap": "UMAP", "tsne": "t-SNE", "pca": "PCA"}
 
 
 def map_coords(ws, version_id: int, method: str, params: dict[str, Any] | None = None) -> np.ndarray:
-    if get_projection(ws.db, version_id, ws.vector_space, params_key(method, params)) is not None:
+    """The map's coordinates: read from the store when cached, else computed as a job the page awaits."""
+    if ws.has_projection(version_id, method, params):
         return ws.projection(version_id, method, params)
-    return follow(ws.start_projection(version_id, method, params,
-                                      label=f"Computing the {LABELS[method]} map (cached after the first time)…"))
+    return await_job(ws.start_projection(version_id, method, params,
+                                         label=f"Computing the {LABELS[method]} map (cached after the first time)…"))
 
 
 def map_params(method: str, key: str) -> dict[str, Any]:

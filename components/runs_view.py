@@ -12,11 +12,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components.text import md_escape
-from core.compare import METRICS, RunScores
-from core.evaluation import ROW_METRICS, RunRow, evaluate_strategies, select_queries
+from core.evaluation import RunRow, evaluate_strategies, select_queries
 from core.jobs import CANCELLED, DONE, FAILED
+from core.scoring import METRICS, Report
 from core.strategies.registry import strategy_names
-from storage.catalogs import list_query_sets, load_queries
 
 # Column titles of the metrics, each measured at the row's own k (shown in the k column beside them).
 METRIC_TITLES = {"recall": "recall@k", "ndcg": "nDCG@k", "precision": "P@k", "comprehensiveness": "comp@k",
@@ -47,7 +46,7 @@ def runs_frame(rows: Sequence[RunRow]) -> pd.DataFrame:
     return pd.DataFrame([{
         "run": r.run_id, "kind": r.kind, "catalog": r.catalog, "query set / query": r.queries_from,
         "strategy": r.strategy, "params": r.params, "k": r.k, "queries": r.n_queries,
-        **{METRIC_TITLES[m]: r.metrics.get(m) for m in ROW_METRICS},
+        **{METRIC_TITLES[m]: r.metrics.get(m) for m in METRICS},
         "seconds per query": r.seconds_per_query, "LLM": r.llm, "LLM calls": r.llm_calls,
         "failed calls": r.llm_errors, "finished (UTC)": r.finished_at,
     } for r in rows])
@@ -133,7 +132,7 @@ def backend_line(llm) -> str:
 
 def eval_form(ws, info, version, llm, api_key, *, state_key: str) -> None:
     """Query set, split and size, strategies, k → a background job that stores each query as it is scored."""
-    sets = list_query_sets(ws.db, info.name)
+    sets = ws.query_sets(info.name)
     with st.container(border=True):
         st.markdown(f"**New evaluation on {md_escape(info.name)} v{version.number}** · the catalog picked in the "
                     "sidebar")
@@ -144,7 +143,7 @@ def eval_form(ws, info, version, llm, api_key, *, state_key: str) -> None:
         c1, c2, c3 = st.columns([2, 1, 1])
         qs = c1.selectbox("Query set", sets, key="runs_new_set", format_func=lambda s: f"{s.name} ({s.n_queries} "
                           "queries)")
-        queries = load_queries(ws.db, qs.id)
+        queries = ws.queries(qs.id)
         splits = sorted({q.split for q in queries if q.split})
         split = c2.selectbox("Split", ["all", *splits], key="runs_new_split", disabled=not splits)
         pool = select_queries(queries, split=None if split == "all" else split)
@@ -220,12 +219,17 @@ def describe(row: RunRow) -> str:
     return f"#{row.run_id} {row.strategy}{params} · {row.catalog} · {row.queries_from} · k={row.k}"
 
 
-def summary_frame(scores: Sequence[RunScores], baseline_id: int) -> pd.DataFrame:
-    """Mean of every metric per run, each at the run's own k (the k column says which)."""
-    titles = {**METRIC_TITLES, "reciprocal_rank": METRIC_TITLES["mrr"]}  # core.compare's name for MRR
-    return pd.DataFrame([{"run": s.label, "role": "baseline" if s.run_id == baseline_id else "compared",
-                          "k": s.k, "queries": len(s.query_ids),
-                          **{titles[m]: float(s.scores[m].mean()) for m in METRICS}} for s in scores])
+def summary_frame(reports: Sequence[Report], baseline_id: int, metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """Mean of each of ``metrics`` per run, each at the cut-off it was scored at (the k column says which: the
+    run's own k, or the common cut-off it was re-scored at)."""
+    return pd.DataFrame([{"run": r.label, "role": "baseline" if r.run_id == baseline_id else "compared",
+                          "k": _cutoff(r, metrics), "queries": r.n_queries,
+                          **{METRIC_TITLES[m]: r.mean(m) for m in metrics}} for r in reports])
+
+
+def _cutoff(report: Report, metrics: Sequence[str]) -> int:
+    """The cut-off the report's @k metrics were scored at."""
+    return next((c for c in (report.metric(m).cutoff for m in metrics) if c is not None), report.k)
 
 
 def summary_table(frame: pd.DataFrame) -> None:
@@ -235,25 +239,25 @@ def summary_table(frame: pd.DataFrame) -> None:
 
 
 METRIC_NAMES = {"recall": "recall", "ndcg": "nDCG", "precision": "precision", "comprehensiveness":
-                "comprehensiveness", "reciprocal_rank": "reciprocal rank", "csr": "CSR"}
+                "comprehensiveness", "mrr": "reciprocal rank", "csr": "CSR"}
 
 
-def comparison_chart(scores: Sequence[RunScores], baseline_id: int, metric: str) -> go.Figure:
+def comparison_chart(reports: Sequence[Report], baseline_id: int, metric: str) -> go.Figure:
     """Mean ``metric`` per run as bars, the baseline in grey, with the value on each bar."""
     fig = go.Figure()
     for role, colour in (("baseline", BASELINE_COLOUR), ("compared run", OTHER_COLOUR)):
-        chosen = [s for s in scores if (s.run_id == baseline_id) == (role == "baseline")]
+        chosen = [r for r in reports if (r.run_id == baseline_id) == (role == "baseline")]
         if not chosen:
             continue
-        values = [float(s.scores[metric].mean()) for s in chosen]
-        fig.add_trace(go.Bar(x=[html.escape(s.label) for s in chosen], y=values, name=role, marker_color=colour,
+        values = [r.mean(metric) for r in chosen]
+        fig.add_trace(go.Bar(x=[html.escape(r.label) for r in chosen], y=values, name=role, marker_color=colour,
                              text=[f"{v:.3f}" for v in values], textposition="outside", cliponaxis=False,
-                             width=0.5 if len(scores) > 2 else 0.35,
+                             width=0.5 if len(reports) > 2 else 0.35,
                              hovertemplate="%{x}<br>mean: %{y:.4f}<extra></extra>"))
-    ks = sorted({s.k for s in scores})
-    at = "" if metric == "reciprocal_rank" else (f"@{ks[0]}" if len(ks) == 1 else "@k (each run's own k)")
+    ks = sorted({r.metric(metric).cutoff for r in reports} - {None})
+    at = "" if not ks else (f"@{ks[0]}" if len(ks) == 1 else "@k (each run's own k)")
     name = METRIC_NAMES[metric]
-    top = max((float(s.scores[metric].mean()) for s in scores), default=1.0)
+    top = max((r.mean(metric) for r in reports), default=1.0)
     fig.update_layout(
         title=f"Mean {name}{at} per run", height=340, margin=dict(l=10, r=10, t=50, b=10),
         xaxis_title="run", yaxis_title=f"mean {name}{at} over the run's queries",

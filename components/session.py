@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.jobs import Jobs
 from core.settings import (
     LLMChoice,
     ServerEndpoint,
@@ -39,11 +40,39 @@ def current_settings() -> Settings:
     return Settings.from_env().with_overrides(**overrides)
 
 
-@st.cache_resource(show_spinner="Opening the store…")
+# Workspaces this process keeps, one per distinct Settings (a visitor's tool text, an operator's store or model
+# makes another): each holds its engines, so an unbounded cache would grow with every choice ever made.
+# Sessions holding an evicted one keep using it; the next session asking for it opens it afresh.
+MAX_WORKSPACES = 4
+
+
+@st.cache_resource(show_spinner=False)
+def _jobs(store: str) -> Jobs:
+    """The one job registry of every session on one store (its resolved URL): a job started by any workspace
+    on that store is seen, joined and cancelled by all. One per store, as job keys name versions by id."""
+    return Jobs()
+
+
+@st.cache_resource(show_spinner="Opening the store…", max_entries=MAX_WORKSPACES)
 def _workspace(settings: Settings) -> Workspace:
-    ws = build_workspace(settings)
+    ws = build_workspace(settings, jobs=_jobs(settings.db_url or ""))
     ws.ensure_demo()
     return ws
+
+
+@st.cache_resource(show_spinner=False)
+def _router(plan_id: str, _plan):
+    from core.execution.setup import build_router
+
+    return build_router(_plan)
+
+
+def executor_router(plan):
+    """The executors carrying out an approved plan (``components.executors.approve_plan``): one set per plan
+    for the whole app, shared by the Trials and Timeline pages; MCP servers start on first use."""
+    from components.executors import plan_key
+
+    return _router(plan_key(plan), plan)
 
 
 def workspace() -> Workspace:

@@ -19,8 +19,10 @@ from plotly.subplots import make_subplots
 
 from components.text import md_escape
 from core.evolution.docs import STAGE_ADJUST, STAGE_EXPLORE, STAGE_SOURCE, Revision, split_notes
+from core.evolution.maps import catalog_tools, step_map
 from core.evolution.methods import METHODS
 from core.evolution.report import same_series
+from core.evolution.service import load_evolution
 
 METHOD_COLOURS = {"original": "#757575", "contda": "#1f5fbf", "contda_no_adjust": "#e07b00",
                   "contda_no_discovery": "#8e44ad"}
@@ -261,3 +263,37 @@ def revision_view(rev: Revision, step_label: str, *, key: str) -> None:
                                       columns=["track", "probe query", "outcome"]),
                          hide_index=True, width="stretch", key=f"{key}_probes")
         st.json(dict(rev.evidence), expanded=not probes)
+
+
+# -- stored runs, read once per change (cached for the process, keyed by the store they come from) ---------------
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _stored_run(store: str, run_id: int, n_items: int, status: str, _ws):
+    return load_evolution(_ws, run_id)
+
+
+def stored_run(ws, info):
+    """A stored timeline run (``core.evolution.service.EvolutionRun``) for its row ``info``, read again only
+    when it gained items or changed status."""
+    return _stored_run(ws.store_url, info.id, info.n_items, info.status, ws)
+
+
+@st.cache_data(show_spinner="Placing the run's tools on a map…", max_entries=16)
+def _run_map(store: str, space: str, run_id: int, seed: int, _ws, _run):
+    return step_map(_ws, _run, seed)
+
+
+def run_map(ws, run, seed: int):
+    """Every tool of one seed's sequence placed on a map (``core.evolution.maps.step_map``): keys and 2-D coords."""
+    return _run_map(ws.store_url, ws.vector_space, run.run_id, seed, ws, run)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _tool_names(store: str, catalog: str, keys: tuple[str, ...], _ws):
+    return {k: t.name for k, t in catalog_tools(_ws, catalog, keys).items()}
+
+
+def tool_names(ws, catalog: str, keys) -> dict[str, str]:
+    """Key → name of the given tools, from any stored version of ``catalog``."""
+    return _tool_names(ws.store_url, catalog, tuple(keys), ws)

@@ -14,22 +14,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components.text import md_escape
-from core.trials.evidence import (
-    EXECUTION_FAILURE,
-    FUNCTIONAL_SUCCESS,
-    NOT_EXECUTED,
-    PARAMETER_MISMATCH,
-    PLANNING_FAILED,
-    SEMANTIC_MISMATCH,
-    Trial,
-    TrialReport,
-)
+from core.trials.evidence import Trial, TrialOutcome, TrialReport
+from core.trials.measures import JUDGED
 
-COLOURS = {FUNCTIONAL_SUCCESS: "#2e7d32", SEMANTIC_MISMATCH: "#f9a825", PARAMETER_MISMATCH: "#ef6c00",
-           PLANNING_FAILED: "#c62828", EXECUTION_FAILURE: "#6a1b9a", NOT_EXECUTED: "#757575"}
+COLOURS = {TrialOutcome.FUNCTIONAL_SUCCESS: "#2e7d32", TrialOutcome.SEMANTIC_MISMATCH: "#f9a825",
+           TrialOutcome.PARAMETER_MISMATCH: "#ef6c00", TrialOutcome.PLANNING_FAILED: "#c62828",
+           TrialOutcome.EXECUTION_FAILURE: "#6a1b9a", TrialOutcome.NOT_EXECUTED: "#757575"}
 # plain symbols: emoji fonts are missing on many servers and headless browsers
-ICONS = {FUNCTIONAL_SUCCESS: "✓", SEMANTIC_MISMATCH: "∅", PARAMETER_MISMATCH: "✗", PLANNING_FAILED: "✗",
-         EXECUTION_FAILURE: "!", NOT_EXECUTED: "○"}
+ICONS = {TrialOutcome.FUNCTIONAL_SUCCESS: "✓", TrialOutcome.SEMANTIC_MISMATCH: "∅", TrialOutcome.PARAMETER_MISMATCH: "✗",
+         TrialOutcome.PLANNING_FAILED: "✗", TrialOutcome.EXECUTION_FAILURE: "!", TrialOutcome.NOT_EXECUTED: "○"}
 
 
 def outcome_label(trial: Trial) -> str:
@@ -56,7 +49,7 @@ def ranking_table(report: TrialReport, names: Mapping[str, str]) -> pd.DataFrame
 def taxonomy_chart(failures: Mapping[str, Any]) -> go.Figure:
     """GRETEL Table 4: shares of the top-k candidates' trials per outcome class."""
     counts = failures.get("counts", {})
-    classes = [FUNCTIONAL_SUCCESS, SEMANTIC_MISMATCH, PARAMETER_MISMATCH, PLANNING_FAILED, EXECUTION_FAILURE]
+    classes = list(JUDGED)
     judged = max(int(failures.get("judged", 0)), 1)
     fig = go.Figure(go.Bar(
         x=[counts.get(c, 0) / judged for c in classes], y=[c.replace("_", " ").lower() for c in classes],
@@ -68,7 +61,7 @@ def taxonomy_chart(failures: Mapping[str, Any]) -> go.Figure:
                       xaxis_title="share of the tried candidates", yaxis_title="outcome",
                       yaxis_autorange="reversed", xaxis_range=[0, top * 1.18],
                       title=f"Outcome of the top-{failures.get('k', 5)} candidates' trials "
-                            f"({failures.get('judged', 0)} tried, {counts.get(NOT_EXECUTED, 0)} not executable)")
+                            f"({failures.get('judged', 0)} tried, {counts.get(TrialOutcome.NOT_EXECUTED, 0)} not executable)")
     return fig
 
 
@@ -83,8 +76,9 @@ def metrics_table(metrics: Mapping[str, Any]) -> pd.DataFrame:
 # -- one candidate's trial as a row: plan → call → answer → verdict ----------------------------------
 
 _STEP_ICONS = {"ok": "✓", "failed": "✗", "skipped": "○"}
-_OUTCOME_COLOURS = {FUNCTIONAL_SUCCESS: "green", SEMANTIC_MISMATCH: "orange", PARAMETER_MISMATCH: "orange",
-                    PLANNING_FAILED: "red", EXECUTION_FAILURE: "violet", NOT_EXECUTED: "gray"}
+_OUTCOME_COLOURS = {TrialOutcome.FUNCTIONAL_SUCCESS: "green", TrialOutcome.SEMANTIC_MISMATCH: "orange",
+                    TrialOutcome.PARAMETER_MISMATCH: "orange", TrialOutcome.PLANNING_FAILED: "red",
+                    TrialOutcome.EXECUTION_FAILURE: "violet", TrialOutcome.NOT_EXECUTED: "gray"}
 PREVIEW_LINES = 6  # lines of an answer shown before "… more"
 PREVIEW_WIDTH = 120  # characters of one preview line
 FULL_JSON_CHARS = 100_000  # the popover's JSON is cut past this (a page must stay responsive)
@@ -374,5 +368,5 @@ def reports_table(reports: Sequence[TrialReport], k: int) -> pd.DataFrame:
         rows.append({"query": r.query_id, "text": _cut(" ".join(r.query.split()), 90), "gold rank before": first_before,
                      "gold rank after": first_after,
                      f"successes in top {k}": sum(1 for key in r.after[:k]
-                                                  if (t := r.trial(key)) and t.outcome == FUNCTIONAL_SUCCESS)})
+                                                  if (t := r.trial(key)) and t.outcome == TrialOutcome.FUNCTIONAL_SUCCESS)})
     return pd.DataFrame(rows)

@@ -51,7 +51,7 @@ def build_context(
     ``api_key`` is sent to ``llm.base_url`` as it is; None sends no key (never the environment's). The app
     gets it from ``core.settings.api_key_for``, so the server's key only ever goes to the server's endpoint.
     """
-    from core.llm.factory import make_operators
+    from core.llm.framework import make_roles
     from core.llm.ledger import SqlLedger
     from core.llm.vocabulary import CatalogVocabulary
     from core.strategies.memory import ToolMemory
@@ -61,11 +61,11 @@ def build_context(
         raise ValueError(f"unknown LLM backend {llm.kind!r}; valid backends: {', '.join(LLM_KINDS)}")
     ledger = SqlLedger(db, run_id=run_id)
     if llm.kind == "offline":
-        operators = make_operators("offline", vocabulary=CatalogVocabulary.from_texts(engine.texts), ledger=ledger,
-                                   seed=seed)
+        operators = make_roles("strategy", "offline", vocabulary=CatalogVocabulary.from_texts(engine.texts),
+                               ledger=ledger, seed=seed)
     else:
-        operators = make_operators("openai", ledger=ledger, seed=seed, base_url=llm.base_url, model=llm.model,
-                                   api_key=api_key, replay=llm.replay, **llm.options)
+        operators = make_roles("strategy", "openai", ledger=ledger, seed=seed, base_url=llm.base_url,
+                               model=llm.model, api_key=api_key, replay=llm.replay, **llm.options)
     params = strategy_params or {}
     store = SqlQueryStore(db, version_id=version_id, generator=llm.generator_id, m=int(params.get("m", 10)),
                           temperature=float(params.get("temperature", 0.7)))

@@ -1,19 +1,23 @@
-"""Evaluation runs: a strategy over a query set, stored item by item and resumable; and the rows of the
-Runs page's table (eval and playground runs alike)."""
+"""Evaluation as *run, then score* (the split of ranx, Bassani ECIR 2022): :func:`run_strategy` runs a strategy
+over a query set and stores each query's answer as it comes (resumable); :func:`core.scoring.score` scores a
+run on any metrics, so a stored run (:func:`load_run`) is re-scored without running it again; :func:`evaluate`
+is the two composed, storing the scores with the run. Also the rows of the Runs page's table (eval and
+playground runs alike)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from core.compare import params_label
+from core.concurrency import run_stage
 from core.context import LLMConfig, build_context
 from core.merging.measures import QuerySelector, offline_selector, rule_selector
-from core.metrics import score_rankings, top_k
+from core.metrics import top_k
 from core.models import Query
+from core.scoring import DEFAULT_METRICS, METRICS, Run, params_label, parse_metric, run_query_from_item, score
 from core.strategies.memory import ToolMemory
 from core.strategies.registry import accepted_params, make_strategy, strategy_class
 from core.workspace import Workspace
@@ -21,6 +25,7 @@ from storage import runs
 from storage.ledger import count_calls
 
 BATCH = 32
+EVAL = "eval"
 
 
 @dataclass(frozen=True)
@@ -67,16 +72,48 @@ def evaluate(
     seed: int = 0,
     api_key: str | None = None,
 ) -> EvalReport:
-    """Run ``strategy`` over ``queries`` and score it at ``k``.
+    """:func:`run_strategy`, then :func:`core.scoring.score` on every metric at ``k``; the scores are stored
+    with the run's own measures as its metrics (``n_queries``, ``ndcg@k`` … ``csr@k``, then the run's
+    measures), the shape every eval run has had."""
+    start = time.perf_counter()
+    run = run_strategy(workspace, version_id, query_set_id, queries, strategy=strategy, params=params, k=k,
+                       progress=progress, resume=resume, llm=llm, seed=seed, api_key=api_key)
+    report = score(run, metrics=DEFAULT_METRICS)
+    metrics = {**report.as_dict(), **run.measures}
+    runs.finish_run(workspace.db, run.run_id, metrics)
+    return EvalReport(run.run_id, strategy, k, report.n_queries, metrics, time.perf_counter() - start,
+                      run.resumed_items)
+
+
+def run_strategy(
+    workspace: Workspace,
+    version_id: int,
+    query_set_id: int,
+    queries: Sequence[Query],
+    *,
+    strategy: str = "query",
+    params: Mapping[str, Any] | None = None,
+    k: int = 5,
+    progress: Callable[[int, int], None] | None = None,
+    resume: bool = True,
+    llm: LLMConfig | None = None,
+    seed: int = 0,
+    api_key: str | None = None,
+) -> Run:
+    """Run ``strategy`` over ``queries`` at ``k`` and store each query's answer: its ranking, trace and the
+    tools an agent would use of its top k.
 
     After each query's ranking, the ``select_tools`` role is shown the top k and picks the tools an
-    agent would use; the pick is stored with the ranking as ``"selected"`` and scored by CSR@k
-    (ToolScope Eq. 6). Strategies that call an LLM use the run's own operators for this; the others
+    agent would use; the pick is stored with the ranking as ``"selected"`` (scored by CSR@k,
+    ToolScope Eq. 6). Strategies that call an LLM use the run's own operators for this; the others
     use the offline operators. Every call lands in the ledger under the run id, and a failed one
     selects nothing (a CSR miss, counted in ``llm_errors``).
 
-    Each query's ranking is written as soon as it is known, so a run interrupted at
-    any point resumes where it stopped and never stores a query (or asks its selector) twice.
+    The queries are one resumable stage (:func:`core.concurrency.run_stage`, one at a time so a seeded
+    strategy answers the same every time): each answer is written as soon as it is known, so a run
+    interrupted at any point (``progress`` raising, Ctrl-C) resumes where it stopped and never stores a
+    query (or asks its selector) twice. The run is finished with its own measures (LLM calls and errors,
+    seconds per query, a strategy's run measures); its scores are :func:`core.scoring.score`'s business.
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -96,64 +133,100 @@ def evaluate(
     if needs_llm:
         llm = llm or LLMConfig()
         config.update({"llm": llm.identity(), "seed": seed})
-    run = runs.open_run(
-        workspace.db, "eval", config, version_id=version_id, query_set_id=query_set_id, strategy=strategy, resume=resume
-    )
-    start = time.perf_counter()
+    db = workspace.db
+    run = runs.open_run(db, EVAL, config, version_id=version_id, query_set_id=query_set_id, strategy=strategy,
+                        resume=resume)
     engine = workspace.search_engine(version_id)
     context = (
-        build_context(workspace.db, engine, version_id, llm, seed=seed, run_id=run.id, api_key=api_key,
+        build_context(db, engine, version_id, llm, seed=seed, run_id=run.id, api_key=api_key,
                       strategy_params=params)
         if needs_llm
         else {}
     )
     impl = make_strategy(strategy, engine, context=context, **params)
-    select = _selector(workspace.db, engine, context, run.id, seed)
-    done = runs.done_item_keys(workspace.db, run.id)
-    todo = [q for q in queries if q.id not in done]
-    finished = len(queries) - len(todo)
-    if progress:
-        progress(finished, len(queries))
-    batch_fn = getattr(impl, "retrieve_batch", None)
-    # Slow (LLM) strategies write every query as soon as it is done; fast ones in batches.
-    step = BATCH if batch_fn is not None else 1
-    for begin in range(0, len(todo), step):
-        chunk = todo[begin : begin + step]
-        if batch_fn is not None:
-            results = batch_fn([q.text for q in chunk], k)
-        else:
-            results = []
-            for q in chunk:
-                if hasattr(impl, "memory"):
-                    # FitText's tool memory lives for one session; each query is its own session.
-                    impl.memory = ToolMemory()
-                results.append(impl.retrieve(q.text, k))
-        for q, res in zip(chunk, results, strict=True):
-            selected = list(select(q, top_k(res.keys, k)))
-            runs.add_item(
-                workspace.db, run.id, q.id,
-                {"query": q.text, "gold": list(q.gold), **res.to_json(), "selected": selected}, res.seconds,
-            )
-        finished += len(chunk)
-        if progress:
-            progress(finished, len(queries))
-    items = runs.load_items(workspace.db, run.id)
-    wanted = {q.id for q in queries}
-    rankings = {qid: item["keys"] for qid, item in items.items() if qid in wanted}
-    selections = {qid: item["selected"] for qid, item in items.items() if qid in wanted and "selected" in item}
-    gold = {q.id: q.gold for q in queries}
-    scores = score_rankings(rankings, gold, k, selections=selections)
-    metrics = scores.as_dict()
+    select = _selector(db, engine, context, run.id, seed)
+    done = runs.done_item_keys(db, run.id)
+    retrieve = _retriever(impl, [q for q in queries if q.id not in done], k)
+
+    def answer(q: Query) -> tuple[dict[str, Any], float]:
+        res = retrieve(q)
+        selected = list(select(q, top_k(res.keys, k)))
+        return {"query": q.text, "gold": list(q.gold), **res.to_json(), "selected": selected}, res.seconds
+
+    run_stage(queries, answer, key=lambda q: q.id, stored=dict.fromkeys(done), workers=1, name="queries",
+              save=lambda q, result: runs.add_item(db, run.id, q.id, *result),
+              progress=None if progress is None else lambda n, total, _name: progress(n, total))
+    stored = _stored_run(db, run.id, strategy, params, k, version_id, query_set_id, wanted={q.id for q in queries})
+    measures: dict[str, Any] = {}
     run_measures = getattr(impl, "run_measures", None)
     if callable(run_measures):  # e.g. Re-Invoke's round-trip consistency of its synthetic queries
-        metrics.update(run_measures())
+        measures.update(run_measures())
     # The selector calls the operators too, so every run has LLM (or offline rule) calls to report.
-    metrics["llm_calls"] = count_calls(workspace.db, run_id=run.id)
-    metrics["llm_errors"] = count_calls(workspace.db, run_id=run.id, errors_only=True)
-    seconds = time.perf_counter() - start
-    metrics["seconds_per_query"] = round(sum(runs.item_seconds(workspace.db, run.id).values()) / max(len(rankings), 1), 4)
-    runs.finish_run(workspace.db, run.id, metrics)
-    return EvalReport(run.id, strategy, k, len(rankings), metrics, seconds, len(done))
+    measures["llm_calls"] = count_calls(db, run_id=run.id)
+    measures["llm_errors"] = count_calls(db, run_id=run.id, errors_only=True)
+    measures["seconds_per_query"] = round(sum(q.seconds for q in stored.queries) / max(len(stored.queries), 1), 4)
+    runs.finish_run(db, run.id, measures)
+    return replace(stored, measures=measures, resumed_items=len(done))
+
+
+def _retriever(impl: Any, todo: Sequence[Query], k: int) -> Callable[[Query], Any]:
+    """One query's answer from ``impl``. A strategy with ``retrieve_batch`` answers ``BATCH`` queries of
+    ``todo`` at a time, ahead of their turn (asked in order, one at a time, so each batch is the next one)."""
+    batch_fn = getattr(impl, "retrieve_batch", None)
+    if batch_fn is None:
+        def one(q: Query) -> Any:
+            if hasattr(impl, "memory"):
+                # FitText's tool memory lives for one session; each query is its own session.
+                impl.memory = ToolMemory()
+            return impl.retrieve(q.text, k)
+        return one
+    position = {q.id: i for i, q in enumerate(todo)}
+    ahead: dict[str, Any] = {}
+
+    def batched(q: Query) -> Any:
+        if q.id not in ahead:
+            chunk = todo[position[q.id] : position[q.id] + BATCH]
+            ahead.update(zip([c.id for c in chunk], batch_fn([c.text for c in chunk], k), strict=True))
+        return ahead.pop(q.id)
+    return batched
+
+
+def _stored_run(db: Any, run_id: int, strategy: str, params: Mapping[str, Any], k: int,
+                version_id: int | None, query_set_id: int | None, *, wanted: set[str] | None = None,
+                measures: Mapping[str, Any] | None = None) -> Run:
+    seconds = runs.item_seconds(db, run_id)
+    queries = tuple(run_query_from_item(qid, item, seconds.get(qid, 0.0))
+                    for qid, item in runs.load_items(db, run_id).items() if wanted is None or qid in wanted)
+    return Run(run_id, strategy, dict(params), k, queries, version_id, query_set_id, dict(measures or {}))
+
+
+def load_run(workspace: Workspace, run_id: int) -> Run:
+    """A stored eval run, finished or not, as :func:`run_strategy` made it (found by id, not by listing):
+    ready to be scored again on any metric. ``measures`` holds what it stored beside its scores."""
+    db = workspace.db
+    info = runs.get_run(db, run_id)
+    if info is None:
+        raise ValueError(f"no run with id {run_id}")
+    if info.kind != EVAL:
+        raise ValueError(f"run #{run_id} is a {info.kind} run, not an evaluation run")
+    cfg = info.config
+    return _stored_run(db, run_id, info.strategy, cfg.get("params", {}), int(cfg.get("k", 5)), info.version_id,
+                       info.query_set_id, measures={k: v for k, v in info.metrics.items() if not _is_score(k)})
+
+
+def _is_score(name: str) -> bool:
+    if name in ("n_queries", "csr_stand_in_queries"):
+        return True
+    try:
+        parse_metric(name)
+    except ValueError:
+        return False
+    return True
+
+
+def unfinished_eval_runs(workspace: Workspace) -> int:
+    """How many of the newest evaluation runs are not done (stopped, cancelled or still running)."""
+    return sum(1 for r in runs.list_runs(workspace.db, kind=EVAL) if r.status != "done")
 
 
 def _selector(db: Any, engine: Any, context: Mapping[str, Any], run_id: int, seed: int) -> QuerySelector:
@@ -215,16 +288,13 @@ def evaluate_strategies(
 
 # -- the Runs table ---------------------------------------------------------------------------------------
 
-# Every metric a row can show, each measured at the row's own k ("mrr" has no cut-off).
-ROW_METRICS = ("recall", "ndcg", "precision", "comprehensiveness", "mrr", "csr")
-
 
 @dataclass(frozen=True)
 class RunRow:
     """One line of the Runs table: an eval run, or one strategy of a playground run (a single query).
 
-    ``metrics`` holds every name of :data:`ROW_METRICS`, measured at ``k``; None where the run did not measure
-    it (a playground run stores recall and nDCG only, and only when its query has gold labels)."""
+    ``metrics`` holds every name of :data:`core.scoring.METRICS`, measured at ``k``; None where the run did not
+    measure it (a playground run stores recall and nDCG only, and only when its query has gold labels)."""
 
     run_id: int
     kind: str  # "eval" or "playground"
@@ -267,7 +337,7 @@ def _llm_label(config: Mapping[str, Any], uses_llm: bool) -> str:
     return str(llm.get("model") or llm.get("kind") or "?")
 
 
-def run_rows(db: Any, *, version_id: int | None = None, limit: int = 500) -> tuple[RunRow, ...]:
+def run_rows(workspace: Workspace, *, version_id: int | None = None, limit: int = 500) -> tuple[RunRow, ...]:
     """The Runs table: finished eval runs and playground runs (done or stopped), newest first; a playground
     run gives one row per strategy that answered, in the order chosen. ``version_id`` keeps one version's.
 
@@ -275,8 +345,8 @@ def run_rows(db: Any, *, version_id: int | None = None, limit: int = 500) -> tup
     the k beside it) instead of a column per k that is empty for every other run."""
     from core.playground_runs import KIND as PLAYGROUND
     from core.strategies.registry import strategy_names
-    from storage.catalogs import list_query_sets, version_by_id
 
+    db = workspace.db
     versions: dict[int, str] = {}
     set_names: dict[int, str] = {}
 
@@ -285,21 +355,23 @@ def run_rows(db: Any, *, version_id: int | None = None, limit: int = 500) -> tup
             return ""
         if vid not in versions:
             try:
-                v = version_by_id(db, vid)
+                v = workspace.version(vid)
             except ValueError:  # deleted since
                 versions[vid] = "(deleted)"
             else:
                 versions[vid] = f"{v.catalog_name} v{v.number}"
-                set_names.update({s.id: s.name for s in list_query_sets(db, v.catalog_name)})
+                set_names.update({s.id: s.name for s in workspace.query_sets(v.catalog_name)})
         return versions[vid]
 
     known = set(strategy_names())
     rows: list[RunRow] = []
     for info in runs.list_runs(db, version_id=version_id, limit=limit):
         cfg = info.config
-        if info.kind == "eval" and info.status == "done":
+        if info.kind == EVAL and info.status == "done":
             k = int(cfg.get("k", 5))
             m = info.metrics
+            if f"recall@{k}" not in m:  # finished by run_strategy alone, never scored: scored now
+                m = {**score(load_run(workspace, info.id)).as_dict(), **m}
             uses_llm = info.strategy in known and "operators" in accepted_params(strategy_class(info.strategy))
             where = catalog(info.version_id)
             rows.append(RunRow(
@@ -307,7 +379,7 @@ def run_rows(db: Any, *, version_id: int | None = None, limit: int = 500) -> tup
                 set_names.get(info.query_set_id or -1, f"query set #{info.query_set_id}"), info.strategy,
                 params_label(cfg.get("params", {})), _llm_label(cfg, uses_llm),
                 k, int(m.get("n_queries", info.n_items)),
-                {name: _number(m.get(_metric_name(name, k))) for name in ROW_METRICS},
+                {name: _number(m.get(_metric_name(name, k))) for name in METRICS},
                 # runs stored before these were recorded: read them back from the ledger and the items
                 int(m["llm_calls"]) if "llm_calls" in m else count_calls(db, run_id=info.id),
                 int(m["llm_errors"]) if "llm_errors" in m else count_calls(db, run_id=info.id, errors_only=True),
@@ -325,7 +397,7 @@ def run_rows(db: Any, *, version_id: int | None = None, limit: int = 500) -> tup
                 rows.append(RunRow(
                     info.id, PLAYGROUND, info.version_id, where, None, str(cfg.get("query", "")), name,
                     params_label(params), _llm_label(cfg, m.get("llm_calls", 0) > 0),
-                    k, 1, {metric: _number(m.get(metric)) for metric in ROW_METRICS}, int(m.get("llm_calls", 0)),
+                    k, 1, {metric: _number(m.get(metric)) for metric in METRICS}, int(m.get("llm_calls", 0)),
                     int(m.get("llm_errors", 0)), float(m.get("seconds", 0.0)), info.status, info.finished_at,
                 ))
     return tuple(rows)

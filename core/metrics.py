@@ -7,9 +7,8 @@ strategy cannot inflate a score by repeating a tool.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 
 def _check_k(k: int) -> None:
@@ -136,37 +135,6 @@ class QueryScores:
     csr_source: str = "stand-in"
 
 
-@dataclass(frozen=True)
-class RetrievalScores:
-    """Means over the queries; ``csr_stand_in`` counts the queries whose CSR came from the stand-in."""
-
-    n_queries: int
-    k: int
-    ndcg: float
-    precision: float
-    recall: float
-    comprehensiveness: float
-    mrr: float
-    csr: float
-    per_query: tuple[QueryScores, ...]
-    csr_stand_in: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        k = self.k
-        out: dict[str, Any] = {
-            "n_queries": self.n_queries,
-            f"ndcg@{k}": round(self.ndcg, 6),
-            f"precision@{k}": round(self.precision, 6),
-            f"recall@{k}": round(self.recall, 6),
-            f"comprehensiveness@{k}": round(self.comprehensiveness, 6),
-            "mrr": round(self.mrr, 6),
-            f"csr@{k}": round(self.csr, 6),
-        }
-        if self.csr_stand_in:
-            out["csr_stand_in_queries"] = self.csr_stand_in
-        return out
-
-
 def score_query(query_id: str, ranked: Sequence[str], gold: Collection[str], k: int,
                 selector: Selector | None = None, selected: Collection[str] | None = None) -> QueryScores:
     """Every metric of one query. CSR@k (ToolScope Eq. 6) is, in order of preference: ``selected``
@@ -191,33 +159,3 @@ def score_query(query_id: str, ranked: Sequence[str], gold: Collection[str], k: 
         correct,
         source,
     )
-
-
-def score_rankings(rankings: Mapping[str, Sequence[str]], gold: Mapping[str, Collection[str]], k: int,
-                   selector: Selector | None = None,
-                   selections: Mapping[str, Collection[str]] | None = None) -> RetrievalScores:
-    """Mean of every metric over the ranked queries; a ranking without a gold entry is an error.
-
-    CSR@k (ToolScope Eq. 6) uses ``selections`` (query id -> keys a selector picked from that query's
-    top k) where it has the query, else ``selector``, else :func:`gold_count_stand_in` (counted in
-    ``csr_stand_in``)."""
-    _check_k(k)
-    missing = [qid for qid in rankings if qid not in gold]
-    if missing:
-        raise ValueError(f"query {missing[0]!r} has a ranking but no gold tools")
-    selections = selections or {}
-    stray = [qid for qid in selections if qid not in rankings]
-    if stray:
-        raise ValueError(f"query {stray[0]!r} has a selection but no ranking")
-    per = tuple(
-        score_query(qid, ranked, gold[qid], k, None if qid in selections else selector, selections.get(qid))
-        for qid, ranked in rankings.items()
-    )
-    n = len(per)
-
-    def mean(attr: str) -> float:
-        return sum(getattr(p, attr) for p in per) / n if n else 0.0
-
-    return RetrievalScores(n, k, mean("ndcg"), mean("precision"), mean("recall"), mean("comprehensiveness"),
-                           mean("reciprocal_rank"), mean("csr"), per,
-                           sum(1 for p in per if p.csr_source == "stand-in"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -30,20 +30,29 @@ class PlaygroundRun:
     results: Mapping[str, RetrievalResult]
     memory: Mapping[str, MemoryReadout]
     created_at: datetime
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # per strategy, as chosen
+
+
+def playground_config(version_id: int, *, query: str, gold: Sequence[str], k: int, seed: int,
+                      strategies: Mapping[str, Mapping[str, Any]], llm: Mapping[str, Any],
+                      session_memory: bool) -> dict[str, Any]:
+    """The stored config of a run with these settings; ValueError naming the field when one is unusable."""
+    if not query.strip():
+        raise ValueError("playground run: field 'query' is empty")
+    if not strategies:
+        raise ValueError("playground run: field 'strategies' is empty; choose at least one strategy")
+    return {"version_id": version_id, "query": query, "gold": list(gold), "k": int(k), "seed": int(seed),
+            # pairs, not an object: run configs are stored with sorted keys, and the order chosen is shown
+            "strategies": [[name, dict(params)] for name, params in strategies.items()], "llm": dict(llm),
+            "session_memory": bool(session_memory)}
 
 
 def open_playground_run(db: Any, version_id: int, *, query: str, gold: Sequence[str], k: int, seed: int,
                         strategies: Mapping[str, Mapping[str, Any]], llm: Mapping[str, Any],
                         session_memory: bool) -> int:
     """A new run (never a resumed one: each press of Run is its own record, even with the same settings)."""
-    if not query.strip():
-        raise ValueError("playground run: field 'query' is empty")
-    if not strategies:
-        raise ValueError("playground run: field 'strategies' is empty; choose at least one strategy")
-    config = {"version_id": version_id, "query": query, "gold": list(gold), "k": int(k), "seed": int(seed),
-              # pairs, not an object: run configs are stored with sorted keys, and the order chosen is shown
-              "strategies": [[name, dict(params)] for name, params in strategies.items()], "llm": dict(llm),
-              "session_memory": bool(session_memory)}
+    config = playground_config(version_id, query=query, gold=gold, k=k, seed=seed, strategies=strategies, llm=llm,
+                               session_memory=session_memory)
     return runs.open_run(db, KIND, config, version_id=version_id, strategy=",".join(strategies), resume=False).id
 
 
@@ -72,7 +81,8 @@ def load_playground_run(db: Any, run_id: int) -> PlaygroundRun:
         raise ValueError(f"no playground run with id {run_id}")
     items = runs.load_items(db, run_id)
     cfg = info.config
-    chosen = tuple(name for name, _params in cfg.get("strategies", ()))
+    params = {name: dict(p) for name, p in cfg.get("strategies", ())}
+    chosen = tuple(params)
     results = {name: RetrievalResult.from_json(items[name]["result"]) for name in chosen if name in items}
     memory = {}
     for name in results:
@@ -81,7 +91,7 @@ def load_playground_run(db: Any, run_id: int) -> PlaygroundRun:
             memory[name] = MemoryReadout(int(m["entries_before"]), int(m["entries_after"]), tuple(m["repeated"]),
                                          int(m["penalised"]))
     return PlaygroundRun(info.id, int(cfg["version_id"]), cfg["query"], tuple(cfg.get("gold", ())), int(cfg["k"]),
-                         int(cfg.get("seed", 0)), info.status, chosen, results, memory, info.created_at)
+                         int(cfg.get("seed", 0)), info.status, chosen, results, memory, info.created_at, params)
 
 
 def list_playground_runs(db: Any, version_id: int, *, limit: int = 50) -> tuple[runs.RunInfo, ...]:

@@ -69,8 +69,9 @@ class Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
-def build_workspace(settings: Settings):
-    """Construct the store, embedder and reranker named by ``settings`` (lazily loaded models)."""
+def build_workspace(settings: Settings, *, jobs=None):
+    """Construct the store, embedder and reranker named by ``settings`` (lazily loaded models); ``jobs``: a
+    job registry to share (``core.jobs.Jobs``; default: one of its own)."""
     from core.embedding import SentenceTransformerEmbedder
     from core.search.rerank import CrossEncoderReranker
     from core.workspace import Workspace
@@ -79,7 +80,7 @@ def build_workspace(settings: Settings):
     reranker = CrossEncoderReranker(settings.reranker_model) if settings.reranker_model else None
     budget = {"engine_budget": settings.engine_budget} if settings.engine_budget else {}
     return Workspace(make_engine(settings.db_url), SentenceTransformerEmbedder(settings.embedding_model),
-                     reranker=reranker, text_with_parameters=settings.text_with_parameters, **budget)
+                     reranker=reranker, text_with_parameters=settings.text_with_parameters, jobs=jobs, **budget)
 
 
 def operator_mode(environ: Mapping[str, str] | None = None) -> bool:

@@ -26,6 +26,7 @@ from core.search.engine import SearchEngine
 from core.search.rerank import Reranker
 from storage import catalogs as store
 from storage.cache import SqlVectorCache, get_projection, put_projection
+from storage.catalogs import CatalogInfo, QuerySetInfo, VersionInfo  # noqa: F401 - named from here by pages
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "assets" / "demo"
 DEMO_CATALOG = "demo"
@@ -45,6 +46,25 @@ class ImportReport:
     def dropped_summary(self) -> str:
         """One line on the launch fields left out (empty when none were)."""
         return describe_dropped(self.dropped)
+
+
+def check_store(url: str | None = None) -> tuple[bool, str]:
+    """Whether the store at ``url`` (default: the one the environment names) answers: (ok, what to say)."""
+    from sqlalchemy import create_engine
+
+    from storage.db import resolve_db_url
+
+    engine = None
+    try:
+        engine = create_engine(resolve_db_url(url))
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+        return True, "Reachable."
+    except Exception as exc:  # noqa: BLE001 - the verdict is shown to the user
+        return False, f"Not reachable: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    finally:
+        if engine is not None:
+            engine.dispose()
 
 
 ENGINE_BUDGET = 150_000  # tools held in built engines (~0.6 GB with MiniLM vectors, FAISS and BM25)
@@ -204,6 +224,30 @@ class Workspace:
             engine = self._engines.get((version_id, self.vector_space))
         return engine.tools if engine is not None else store.load_tools(self.db, version_id)
 
+    # -- store reads (pages and components reach the store only through these and core services) ---------
+
+    def catalogs(self) -> tuple[store.CatalogInfo, ...]:
+        """Every stored catalog with its versions."""
+        return store.list_catalogs(self.db)
+
+    def version(self, version_id: int) -> store.VersionInfo:
+        """A stored version by id; ValueError when there is none (say, deleted since)."""
+        return store.version_by_id(self.db, version_id)
+
+    def query_sets(self, catalog: str) -> tuple[store.QuerySetInfo, ...]:
+        """The query sets stored for ``catalog`` (none for an unknown name)."""
+        return store.list_query_sets(self.db, catalog)
+
+    def queries(self, query_set_id: int, *, split: str | None = None) -> tuple[Query, ...]:
+        """The queries of a stored query set (of one split when given)."""
+        return store.load_queries(self.db, query_set_id, split=split)
+
+    @property
+    def store_url(self) -> str:
+        """The URL of this workspace's store with any password hidden: safe to show, and part of cache keys
+        made outside the workspace."""
+        return self.db.url.render_as_string(hide_password=True)
+
     # -- search ---------------------------------------------------------------------------
 
     def has_search_engine(self, version_id: int) -> bool:
@@ -301,6 +345,12 @@ class Workspace:
         return self.jobs.start(("projection", version_id, self.vector_space, params_key(method, params)),
                                lambda job: self.projection(version_id, method, params, progress=job.report),
                                label=label or f"Computing the {method} map (cached after the first time)…")
+
+    def has_projection(self, version_id: int, method: str = "umap", params: Mapping[str, Any] | None = None) -> bool:
+        """Whether this map is in the store already (then :meth:`projection` only reads it)."""
+        from core.projection import params_key
+
+        return get_projection(self.db, version_id, self.vector_space, params_key(method, params)) is not None
 
     def projection(
         self,

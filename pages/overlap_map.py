@@ -14,8 +14,8 @@ from components.session import llm_config, workspace
 from core.merging.calibration import recommended_threshold
 from core.merging.measures import silhouette_curve
 from core.merging.pipeline import MergeConfig
-from core.merging.review import apply_decisions
-from core.merging.service import judge_id
+from core.merging.review import load_review
+from core.merging.service import finished_merge_runs
 from core.overlap import (
     KEPT_APART,
     MERGED,
@@ -28,7 +28,6 @@ from core.overlap import (
     selected_keys,
 )
 from core.projection import METHODS
-from storage.merges import list_decisions, list_merge_runs
 
 LARGE_CATALOG = 20_000
 LINK_NEIGHBOURS = 10
@@ -44,13 +43,7 @@ tools = engine.tools
 by_key = {t.key: t for t in tools}
 llm = llm_config()
 # Finished merge runs of this version by the current judge, newest first, one per setting.
-runs: dict[MergeConfig, object] = {}
-for r in list_merge_runs(ws.db, version.id):
-    if r.status == "done" and r.config.get("judge") == judge_id(llm):
-        cfg = MergeConfig(threshold=float(r.config["threshold"]), k=int(r.config["k"]),
-                          autocorrect=bool(r.config["autocorrect"]))
-        if cfg not in runs or r.id > runs[cfg].id:
-            runs[cfg] = r
+runs = finished_merge_runs(ws, version.id, llm)
 configs = sorted(runs, key=lambda c: -runs[c].id)
 
 
@@ -98,7 +91,8 @@ coords = map_coords(ws, version.id, method, map_settings)
 merge = None
 run = finished_merge(ws, version.id, config, llm) if config is not None else None
 if run is not None:
-    _reviewed, merge = apply_decisions(run.result, list_decisions(ws.db, run.run_id), tools)
+    review = load_review(ws, run.run_id, run.result, tools)
+    merge = review.phi
 elif colour_by == "merge cluster":
     st.info("No merge run is shown (choose one in the sidebar, or run one on Merge review): colouring by category.")
 
@@ -164,11 +158,13 @@ else:
                "hide that group.")
 
 if merge and st.toggle("Silhouette before / after (ToolScope App. D.1)", key="overlap_silhouette"):
-    sil_key = f"silhouette_{version.id}_{config.threshold}_{len(after.keys)}"
-    if sil_key not in st.session_state:
-        with st.spinner("k-means silhouette over k = 5…50, before and after…"):
-            index = {t.key: i for i, t in enumerate(tools)}
-            ks = [k for k in (5, 10, 20, 30, 40, 50) if k < len(after.keys)]
-            st.session_state[sil_key] = (silhouette_curve(engine.vectors, ks),
-                                         silhouette_curve(engine.vectors[[index[k] for k in after.keys]], ks))
-    st.plotly_chart(silhouette_chart(*st.session_state[sil_key]), width="stretch", key="overlap_sil_chart")
+    def curves(job, kept=tuple(after.keys)):
+        index = {t.key: i for i, t in enumerate(tools)}
+        ks = [k for k in (5, 10, 20, 30, 40, 50) if k < len(kept)]
+        return silhouette_curve(engine.vectors, ks), silhouette_curve(engine.vectors[[index[k] for k in kept]], ks)
+
+    last = review.decisions[-1].id if review.decisions else 0
+    sil = job_result(ws, ("silhouette", version.id, ws.vector_space, run.run_id, last), curves,
+                     label="k-means silhouette over k = 5…50, before and after…", stop=False)
+    if sil is not None:
+        st.plotly_chart(silhouette_chart(*sil), width="stretch", key="overlap_sil_chart")

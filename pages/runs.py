@@ -21,9 +21,9 @@ from components.runs_view import (
 )
 from components.session import llm_api_key, llm_config, workspace
 from components.text import md_escape
-from core.compare import METRICS, load_run_scores, paired_test
-from core.evaluation import default_comparison, pick_baseline, run_rows
-from storage.runs import list_runs
+from core.compare import paired_test
+from core.evaluation import default_comparison, load_run, pick_baseline, run_rows, unfinished_eval_runs
+from core.scoring import METRICS, score
 
 st.title("Runs")
 st.caption("Evaluate retrieval strategies on a query set with gold tools, then compare the stored runs: metrics "
@@ -39,8 +39,8 @@ st.subheader("Stored runs")
 # radio labels are markdown, and a catalog's name is anyone's text: escaped
 scope = st.radio("Show runs of", ["all", "this"], horizontal=True, key="runs_scope",
                  format_func=lambda s: "all catalogs" if s == "all" else f"{md_escape(info.name)} v{version.number} only")
-rows = run_rows(ws.db, version_id=version.id if scope == "this" else None)
-unfinished = sum(1 for r in list_runs(ws.db, kind="eval") if r.status != "done")
+rows = run_rows(ws, version_id=version.id if scope == "this" else None)
+unfinished = unfinished_eval_runs(ws)
 if unfinished:
     st.caption(f"{unfinished} evaluation run(s) unfinished (stopped, cancelled or still running) are not listed: "
                "start the same evaluation again to resume one.")
@@ -73,22 +73,31 @@ if not picked:
         st.caption("No run of another strategy on the same query set and k to compare with yet: start one above "
                    "(several strategies at once give one run each), or tick rows to compare any runs.")
 by_id = {r.run_id: r for r in rows if r.kind == "eval"}
-c1, c2 = st.columns([3, 1])
+c1, c2, c3 = st.columns([3, 1, 1])
 baseline_id = c1.selectbox("Baseline", picked, index=picked.index(pick_baseline(rows, picked)),
                            format_func=lambda i: describe(by_id[i]), key=f"runs_baseline_{'_'.join(map(str, picked))}",
                            help="The run every other one is compared against (a `query` run when one is picked)")
-metric = c2.selectbox("Metric", METRICS, key="runs_metric", format_func=lambda m: METRIC_NAMES[m])
 order = [baseline_id, *[p for p in picked if p != baseline_id]]
-scores = [load_run_scores(ws.db, rid) for rid in order]
-if len({s.k for s in scores}) > 1:
+least_k = min(by_id[rid].k for rid in order)
+cutoff = c3.selectbox("At k", [None, *range(1, least_k + 1)], key=f"runs_cutoff_{least_k}",
+                      format_func=lambda c: "each run's own" if c is None else str(c),
+                      help="Score the stored rankings again at one cut-off for every run (at most the smallest k "
+                           "they were run at); nothing is run again. CSR is known only at a run's own k.")
+shown_metrics = METRICS if cutoff is None else tuple(m for m in METRICS if m != "csr")
+metric = c2.selectbox("Metric", shown_metrics, key="runs_metric", format_func=lambda m: METRIC_NAMES[m])
+loaded = [load_run(ws, rid) for rid in order]
+wanted = shown_metrics if cutoff is None else [m if m == "mrr" else f"{m}@{cutoff}" for m in shown_metrics]
+scores = [score(run, metrics=wanted) for run in loaded]
+if cutoff is None and len({s.k for s in scores}) > 1:
     st.warning("These runs were measured at different k (" + ", ".join(f"#{s.run_id}: k={s.k}" for s in scores)
-               + "): their @k scores are not comparable.")
+               + "): their @k scores are not comparable. Choose a common k beside the metric to score them "
+               "again at one cut-off.")
 
-if len({len(s.query_ids) for s in scores}) > 1:
-    st.caption("The runs answered different numbers of queries (" + ", ".join(f"#{s.run_id}: {len(s.query_ids)}"
+if len({s.n_queries for s in scores}) > 1:
+    st.caption("The runs answered different numbers of queries (" + ", ".join(f"#{s.run_id}: {s.n_queries}"
                for s in scores) + "): their means are over different queries; the significance test below uses "
                "only the queries they share.")
-summary = summary_frame(scores, baseline_id)
+summary = summary_frame(scores, baseline_id, shown_metrics)
 summary_table(summary)
 fig = comparison_chart(scores, baseline_id, metric)
 st.plotly_chart(fig, width="stretch", key="runs_bar")
@@ -117,10 +126,12 @@ if len(scores) >= 2:
         st.caption("Pairs sharing fewer than 10 queries are not tested.")
 
 st.subheader("Per-query drill-down")
-base = scores[0]
-per_query = pd.DataFrame({"query": list(base.query_ids), "text": [base.texts[q] for q in base.query_ids],
-                          **{s.label: [float(s.scores[metric][s.query_ids.index(q)]) if q in s.query_ids else None
-                                       for q in base.query_ids] for s in scores}})
+base, base_run = scores[0], loaded[0]
+answered = [dict(zip(s.query_ids, s.values(metric), strict=True)) for s in scores]
+base_queries = {q.query_id: q for q in base_run.queries}
+per_query = pd.DataFrame({"query": list(base.query_ids), "text": [base_queries[q].text for q in base.query_ids],
+                          **{s.label: [values.get(q) for q in base.query_ids]
+                             for s, values in zip(scores, answered, strict=True)}})
 st.caption(f"{METRIC_NAMES[metric]} per query of the baseline's queries (– : the run did not answer that query); "
            "pick a row to see each run's ranking.")
 shown_pq = per_query.assign(**{s.label: per_query[s.label].map(lambda v: score_text(None if pd.isna(v) else v))
@@ -135,15 +146,17 @@ st.download_button("Download per-query scores (CSV)", per_query.to_csv(index=Fal
 sel = pq.selection.rows if pq and pq.selection else []
 if sel:
     qid = base.query_ids[sel[0]]
-    st.markdown(f"**{md_escape(qid)}** — {md_escape(base.texts[qid])}")
-    st.caption("Gold: " + ", ".join(md_escape(g) for g in base.gold[qid]))
+    gold = base_queries[qid].gold
+    st.markdown(f"**{md_escape(qid)}** — {md_escape(base_queries[qid].text)}")
+    st.caption("Gold: " + ", ".join(md_escape(g) for g in gold))
     cols = st.columns(len(scores))
-    for col, s in zip(cols, scores, strict=True):
-        col.markdown(f"**{md_escape(s.label)}**")
-        ranking = s.rankings.get(qid, [])
+    for col, run in zip(cols, loaded, strict=True):
+        col.markdown(f"**{md_escape(run.label)}**")
+        answer = next((q for q in run.queries if q.query_id == qid), None)
+        ranking = list(answer.ranking) if answer else []
         col.dataframe(pd.DataFrame({"rank": range(1, len(ranking) + 1), "tool": ranking,
-                                    "gold": [k in base.gold[qid] for k in ranking]}), hide_index=True)
-        trace = s.traces.get(qid, [])
+                                    "gold": [k in gold for k in ranking]}), hide_index=True)
+        trace = answer.trace if answer else ()
         if trace:
             with col.expander(f"Trace ({len(trace)} events)"):
                 st.dataframe(pd.DataFrame([{"step": i, "event": e.get("kind"),

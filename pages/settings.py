@@ -33,7 +33,7 @@ from core.settings import (
     api_key_for,
     operator_mode,
 )
-from storage.db import redact_url, resolve_db_url
+from core.workspace import check_store
 
 
 def verdict(ok: bool, message: str) -> None:
@@ -234,7 +234,7 @@ if operator and c2.button("Use this reranker", key="set_use_reranker"):
     st.success("Saved for this session." if rr.strip() else "Reranker switched off for this session.")
 
 st.subheader("Database")
-current_db = redact_url(resolve_db_url(settings.db_url))
+current_db = ws.store_url  # the store this session's workspace opened (from the same settings), password hidden
 if operator:
     st.code(current_db, language=None)
     url = st.text_input("SQLAlchemy URL (SQLite file or PostgreSQL)", "", key="set_db_url",
@@ -245,15 +245,7 @@ else:
     url = ""
 c1, c2 = st.columns(2)
 if c1.button("Check database", key="check_db"):
-    from sqlalchemy import create_engine
-
-    try:
-        engine = create_engine(resolve_db_url(url or settings.db_url))
-        with engine.connect() as conn:
-            conn.exec_driver_sql("SELECT 1")
-        verdict(True, "Reachable.")
-    except Exception as exc:  # noqa: BLE001 - shown to the user as the verdict
-        verdict(False, f"Not reachable: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+    verdict(*check_store(url or settings.db_url))
 if operator and c2.button("Use this database", key="set_use_db", disabled=not url):
     overrides["db_url"] = url
     st.success("Switched for this session; the demo catalog is loaded into it if missing.")

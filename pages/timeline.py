@@ -3,11 +3,10 @@ discovers along the way (CONTDA)."""
 
 import streamlit as st
 
-from components.cancel import cancelled_notice
 from components.executors import approve_plan, plan_key
 from components.jobs import session_job
 from components.pickers import catalog_picker
-from components.session import llm_api_key, llm_config, workspace
+from components.session import executor_router, llm_api_key, llm_config, workspace
 from components.text import md_escape
 from components.timeline_view import (
     causes_line,
@@ -16,46 +15,25 @@ from components.timeline_view import (
     method_label,
     regression_frame,
     revision_view,
+    run_map,
     step_map_chart,
     step_names,
+    stored_run,
     success_chart,
     summary_frame,
+    tool_names,
     tradeoff_chart,
 )
 from core.evaluation import select_queries
-from core.evolution.maps import catalog_tools, step_counts, step_map, step_status
+from core.evolution.maps import step_counts, step_status
 from core.evolution.markov import PATTERNS, MarkovConfig
 from core.evolution.methods import DEFAULT_METHODS
 from core.evolution.pipeline import EvolutionConfig
 from core.evolution.report import discoveries, doc_history, regressions, revised_keys, table_rows
-from core.evolution.service import (
-    EvolutionSpec,
-    finished_run,
-    list_evolution_runs,
-    load_evolution,
-    run_evolution,
-)
+from core.evolution.service import EvolutionSpec, finished_run, list_evolution_runs, run_evolution
 from core.execution.setup import plan_executors
-from storage.catalogs import list_query_sets, load_queries
 
 VERSIONS, MARKOV = "Catalog versions", "Markov simulation"
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _run(db_url: str, run_id: int, n_items: int, status: str, _ws):
-    """A stored run, read again only when it gained items or changed status."""
-    return load_evolution(_ws.db, run_id)
-
-
-@st.cache_data(show_spinner="Placing the run's tools on a map…", max_entries=16)
-def _map(db_url: str, run_id: int, seed: int, _ws, _run):
-    return step_map(_ws, _run, seed)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _names(db_url: str, catalog: str, keys: tuple[str, ...], _ws):
-    return {k: t.name for k, t in catalog_tools(_ws, catalog, keys).items()}
-
 
 st.title("Timeline")
 st.caption("See how each documentation method copes as a catalog's toolset changes step by step (CONTDA §3–5): "
@@ -63,19 +41,9 @@ st.caption("See how each documentation method copes as a catalog's toolset chang
            "now). **Start in the sidebar**: choose the toolset sequence and methods, then press **Run timeline**; "
            "stored runs open below.")
 ws = workspace()
-db_url = str(ws.db.url)
 info, version = catalog_picker(ws)
 llm = llm_config()
-sets = list_query_sets(ws.db, info.name)
-
-
-@st.cache_resource(show_spinner=False)
-def _router(plan_id: str, _plan):
-    """One set of executors per approved plan for the whole app (MCP servers start on the first call)."""
-    from core.execution.setup import build_router
-
-    return build_router(_plan)
-
+sets = ws.query_sets(info.name)
 
 with st.sidebar:
     st.divider()
@@ -98,7 +66,7 @@ with st.sidebar:
     preferred = "timeline" if source == VERSIONS and "timeline" in set_names else (set_names[0] if set_names else None)
     set_name = st.selectbox("Query set", set_names, index=set_names.index(preferred) if preferred else 0,
                             key=f"timeline_set_{source}", disabled=not set_names)
-    gold = list(load_queries(ws.db, next(q.id for q in sets if q.name == set_name))) if set_names else []
+    gold = list(ws.queries(next(q.id for q in sets if q.name == set_name))) if set_names else []
     execute = st.toggle("Run probes through executors", value=info.name == "demo", key="timeline_execute",
                         help="Stage I calls new tools for real (the demo MCP server on the demo, MCP servers "
                              "registered for the catalog with `toolatlas import-mcp` otherwise); without it, probes "
@@ -154,9 +122,7 @@ if run_clicked or again_clicked:
             MarkovConfig(pattern=pattern, steps=steps, rate=rate) if source == MARKOV else MarkovConfig(),
             pool_version=version.number if source == MARKOV else None, seeds=tuple(range(seeds)),
             methods=tuple(methods), config=EvolutionConfig(k=int(k), judge=judge if execute else "selection"))
-        router = None
-        if execute:
-            router = _router(plan_key(plan), plan)
+        router = executor_router(plan) if execute else None
         chosen_queries = select_queries(gold, limit=int(n_queries))
         api_key = llm_api_key()
         same = None if again_clicked else finished_run(ws, spec, chosen_queries, llm=llm, router=router)
@@ -186,16 +152,18 @@ if run_clicked or again_clicked:
     except ValueError as err:
         st.error(f"The timeline could not run: {md_escape(str(err))}")
 try:
-    done = session_job(ws, state_key="timeline_job", cancel_key="timeline_cancel", start=start)
+    done = session_job(ws, state_key="timeline_job", cancel_key="timeline_cancel", what="The timeline run was",
+                       start=start)
 except ValueError as err:
     done = None
     st.error(f"The timeline could not run: {md_escape(str(err))}")
 if done is not None:
     st.session_state["timeline_run_id"] = done.run_id
     st.session_state.pop("timeline_pick", None)
+if st.session_state.get("timeline_job") is not None:
+    st.stop()  # this session's run is under way (its progress is above): the stored runs open once it is over
 
-cancelled_notice("timeline_cancel", "The timeline run was")
-stored = list_evolution_runs(ws.db, info.name)
+stored = list_evolution_runs(ws, info.name)
 if not sets:
     st.info("This catalog has no gold queries; import a queries JSONL on the Catalog page to score a timeline.")
 if not stored:
@@ -221,7 +189,7 @@ def _describe(run_id: int) -> str:
 
 run_id = st.selectbox("Stored timeline", list(by_id), key="timeline_pick", format_func=_describe)
 st.session_state["timeline_run_id"] = run_id
-run = _run(db_url, run_id, by_id[run_id].n_items, by_id[run_id].status, ws)
+run = stored_run(ws, by_id[run_id])
 summary = run.summary
 if run.status != "done":
     st.warning(f"Run #{run_id} is {run.status}: it shows what finished. Press **Run timeline** with the same "
@@ -238,7 +206,7 @@ method = c2.selectbox("Method (regressions and revisions)", methods_in_run, form
                       index=methods_in_run.index("contda") if "contda" in methods_in_run else 0, key="timeline_method")
 sequence = run.sequences[seed]
 labels = list(sequence["labels"])
-T = len(labels) - 1
+T = min(len(labels), summary["steps"]) - 1  # a run under way or stopped: the steps it finished
 
 # 1. summary
 st.subheader("Summary")
@@ -270,8 +238,8 @@ st.subheader("Catalog map by step")
 names_of_steps = step_names(labels)
 t = st.select_slider("Step", options=list(range(T + 1)), value=min(1, T), key="timeline_step",
                      format_func=lambda i: names_of_steps[i])
-keys, coords = _map(db_url, run.run_id, seed, ws, run)
-names = _names(db_url, info.name, tuple(keys), ws)
+keys, coords = run_map(ws, run, seed)
+names = tool_names(ws, info.name, keys)
 status = step_status(sequence, t)
 counts = {s: sum(1 for v in status.values() if v == s) for s in ("retained", "added", "removed")}
 title = (f"Step {names_of_steps[t]}: {counts['retained'] + counts['added']} tools · "
@@ -282,7 +250,7 @@ st.caption("Every tool that appears at any step, placed by its catalog text (PCA
 
 # 7. regressions
 st.subheader(f"Regressions at step {md_escape(names_of_steps[t])} — {method_label(method)}")
-queries = {q.id: q for s in sets for q in load_queries(ws.db, s.id)}
+queries = {q.id: q for s in sets for q in ws.queries(s.id)}
 if t == 0:
     st.caption("Step 0 is the starting point: there is no earlier step to lose queries from.")
 else:

@@ -4,11 +4,10 @@ import hashlib
 
 import streamlit as st
 
-from components.cancel import cancelled_notice
 from components.executors import approve_plan, plan_key, sandbox_choice
 from components.jobs import session_job
 from components.pickers import catalog_picker, ensure_engine
-from components.session import llm_api_key, llm_config, workspace
+from components.session import executor_router, llm_api_key, llm_config, workspace
 from components.text import md_escape
 from components.trials_view import (
     metrics_table,
@@ -25,16 +24,6 @@ from core.models import Query
 from core.strategies.registry import strategy_names
 from core.trials.pipeline import TrialConfig
 from core.trials.service import load_trial_run, rerun_in_run, run_trial_set
-from storage.catalogs import list_query_sets, load_queries
-
-
-@st.cache_resource(show_spinner=False)
-def _router(plan_id: str, _plan):
-    """One set of executors per approved plan for the whole app (MCP servers start on first use)."""
-    from core.execution.setup import build_router
-
-    return build_router(_plan)
-
 
 st.title("Trials")
 st.caption("Do the retrieved tools really work? Pick or type a request and press **Run trials**: the top-K are "
@@ -56,11 +45,25 @@ with st.sidebar:
     sandbox = sandbox_choice(engine.tools, key=f"trials_sandbox_{info.name}")
 plan = approve_plan(plan_executors(ws.mcp_servers(info.name), demo=info.name == "demo", sandbox=sandbox),
                     key="trials")
-router = _router(plan_key(plan), plan)
+router = executor_router(plan)
 config = TrialConfig(k=k, simulate=simulate, timeout=timeout)
 api_key = llm_api_key()
-sets = list_query_sets(ws.db, info.name)
-gold_queries = list(load_queries(ws.db, sets[0].id)) if sets else []
+sets = ws.query_sets(info.name)
+gold_queries = list(ws.queries(sets[0].id)) if sets else []
+
+
+def trial_job(queries: list[Query], *, fresh: bool = False):
+    """Start (or join) the trials of ``queries`` with the sidebar's settings as a background job; its result
+    is the stored run (``core.trials.service.TrialsRun``)."""
+    def work(job):
+        return run_trial_set(ws, version.id, queries, router, strategy=strategy, config=config, llm=llm,
+                             api_key=api_key, resume=not fresh, cancelled=lambda: job.cancelling,
+                             progress=lambda d, n, q: job.report(d / max(n, 1), f"Query {d}/{n} {q}"))
+
+    key = ("trials", version.id, ws.vector_space, strategy, repr(config), tuple(q.id for q in queries),
+           tuple(sorted(llm.identity().items())), plan_key(plan), fresh)
+    return ws.jobs.start(key, work, label="Planning and calling the candidates…")
+
 
 # a radio, not st.tabs: a button press reruns the page and tabs would jump back to the first one
 view = st.radio("View", ["One query", "Query set"], horizontal=True, key="trials_view",
@@ -76,15 +79,21 @@ if view == "One query":
         query = st.selectbox("Gold query", gold_queries, key="trials_query",
                              format_func=lambda q: f"{q.id} · {q.text[:100]}")
     again = st.session_state.get("trials_reused") == query.id
+    start = None
     if st.button("Run trials", type="primary", key="trials_run") or (
             again and st.button("Run again", key="trials_again",
                                 help="Try the candidates anew (say, after fixing a server); stored as a new run.")):
-        with st.spinner("Planning and calling the candidates…"):
-            run = run_trial_set(ws, version.id, [query], router, strategy=strategy, config=config, llm=llm,
-                                api_key=api_key, resume=not st.session_state.get("trials_again", False))
-        st.session_state["trials_last"] = (run.run_id, query.id)
-        st.session_state["trials_reused"] = query.id if run.reused else None
-        again = run.reused
+        fresh = bool(st.session_state.get("trials_again", False))
+
+        def start(fresh=fresh):
+            return trial_job([query], fresh=fresh)
+    run = session_job(ws, state_key="trials_one_job", cancel_key="trials_one_cancel", what="The trial run was",
+                      start=start)
+    if run is not None and run.reports:
+        qid = run.reports[0].query_id
+        st.session_state["trials_last"] = (run.run_id, qid)
+        st.session_state["trials_reused"] = qid if run.reused else None
+        again = run.reused and qid == query.id
     if again:
         st.caption("These trials were already run today with the same settings: shown from the store, not "
                    "called again. **Run again** tries the candidates anew.")
@@ -94,7 +103,7 @@ if view == "One query":
                 "trace of every call appears here.")
     else:
         run_id, qid = last
-        _, reports = load_trial_run(ws.db, run_id)
+        _, reports = load_trial_run(ws, run_id)
         report = st.session_state.get(f"trials_rerun_{run_id}_{qid}") or next(r for r in reports if r.query_id == qid)
         st.markdown(f"**Request:** {md_escape(report.query)}")
         if report.gold:
@@ -128,25 +137,17 @@ else:
         split = c1.selectbox("Split", ["all", *splits], key="trials_split")
         limit = c2.number_input("Queries", 1, len(gold_queries), min(20, len(gold_queries)), key="trials_limit")
         queries = select_queries(gold_queries, split=None if split == "all" else split, limit=int(limit))
-        cancelled_notice("trials_cancel", "The trial run was")
         start = None
         if st.button(f"Run trials on {len(queries)} queries", key="trials_run_set"):
-            def work(job):
-                return run_trial_set(ws, version.id, queries, router, strategy=strategy, config=config, llm=llm,
-                                     api_key=api_key, cancelled=lambda: job.cancelling,
-                                     progress=lambda d, n, q: job.report(d / max(n, 1), f"Query {d}/{n} {q}"))
-
-            job_key = ("trials", version.id, ws.vector_space, strategy, repr(config), tuple(q.id for q in queries),
-                       tuple(sorted(llm.identity().items())))
-
             def start():
-                return ws.jobs.start(job_key, work, label="Starting…")
-        run = session_job(ws, state_key="trials_job", cancel_key="trials_cancel", start=start)
+                return trial_job(queries)
+        run = session_job(ws, state_key="trials_job", cancel_key="trials_cancel", what="The trial run was",
+                          start=start)
         if run is not None:
             st.session_state["trials_set_last"] = run.run_id
         set_run = st.session_state.get("trials_set_last")
         if set_run:
-            info_run, reports = load_trial_run(ws.db, set_run)
+            info_run, reports = load_trial_run(ws, set_run)
             metrics = info_run.metrics
             c = st.columns(4)
             c[0].metric("Queries", metrics.get("queries", len(reports)))

@@ -128,10 +128,10 @@ def import_catalog(
                 key=t.key,
                 name=t.name,
                 description=t.description,
-                parameters_json=json.dumps(t.parameters, ensure_ascii=False),
+                parameters_json=t.parameters,
                 category=t.category,
                 source=t.source,
-                extra_json=json.dumps(t.extra, ensure_ascii=False),
+                extra_json=t.extra,
                 content_hash=t.content_hash(),
             )
             for i, t in enumerate(tools)
@@ -190,10 +190,10 @@ def load_tools(engine: Engine, version_id: int) -> tuple[Tool, ...]:
                 key=r.key,
                 name=r.name,
                 description=r.description,
-                parameters=json.loads(r.parameters_json),
+                parameters=r.parameters_json,
                 category=r.category,
                 source=r.source,
-                extra=json.loads(r.extra_json),
+                extra=r.extra_json,
             )
             for r in rows
         )
@@ -232,7 +232,7 @@ def import_queries(engine: Engine, catalog_name: str, name: str, queries: Sequen
                 position=i,
                 qid=q.id,
                 text=q.text,
-                gold_json=json.dumps(list(q.gold), ensure_ascii=False),
+                gold_json=list(q.gold),
                 split=q.split,
             )
             for i, q in enumerate(queries)
@@ -256,7 +256,7 @@ def load_queries(engine: Engine, query_set_id: int, *, split: str | None = None)
         if split:
             stmt = stmt.where(QueryRow.split == split)
         rows = session.exec(stmt.order_by(QueryRow.position)).all()
-        return tuple(Query(r.qid, r.text, tuple(json.loads(r.gold_json)), r.split) for r in rows)
+        return tuple(Query(r.qid, r.text, tuple(r.gold_json), r.split) for r in rows)
 
 
 def count_tools(engine: Engine, version_ids: Iterable[int]) -> dict[int, int]:
@@ -280,7 +280,7 @@ def register_mcp_server(engine: Engine, catalog_name: str, server: McpServer) ->
     cat = get_catalog(engine, catalog_name)
     with engine.begin() as conn:
         insert_ignoring_duplicates(conn, McpServerRow.__table__, [{
-            "catalog_id": cat.id, "command_json": json.dumps(list(server.command), ensure_ascii=False),
+            "catalog_id": cat.id, "command_json": list(server.command),
             "cwd": server.cwd, "launch_hash": _launch_hash(server), "created_at": utcnow()}])
 
 
@@ -292,7 +292,7 @@ def list_mcp_servers(engine: Engine, catalog_name: str) -> tuple[McpServer, ...]
             return ()
         rows = session.exec(select(McpServerRow).where(McpServerRow.catalog_id == cat.id)
                             .order_by(col(McpServerRow.id))).all()
-        return tuple(McpServer(tuple(json.loads(r.command_json)), r.cwd) for r in rows)
+        return tuple(McpServer(tuple(r.command_json), r.cwd) for r in rows)
 
 
 @dataclass(frozen=True)

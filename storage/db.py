@@ -6,8 +6,12 @@ names another SQLAlchemy URL (PostgreSQL included).
 
 from __future__ import annotations
 
+import json
+import math
 import os
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -45,10 +49,37 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur.close()
 
 
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def json_text(value: Any, *, strict: bool = False) -> str:
+    """The text a JSON column stores for ``value`` (ours): ``json.dumps`` with ``default=str``, so a value
+    JSON cannot hold (a date, a numpy scalar) is stored as its text, as the store always did, and with
+    characters as they are (``ensure_ascii=False``). Key order is the caller's.
+
+    ``strict`` writes NaN and ±Infinity as null: standard JSON cannot spell them and PostgreSQL's ``json``
+    refuses them. SQLite's JSON column is plain text and keeps them (``json.loads`` reads them back)."""
+    dump = partial(json.dumps, default=str, ensure_ascii=False)
+    if not strict:
+        return dump(value)
+    try:
+        return dump(value, allow_nan=False)
+    except ValueError:
+        return dump(_finite(value), allow_nan=False)
+
+
 def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
     """Build an engine for ``url`` (see :func:`resolve_db_url`) and create missing tables."""
     resolved = resolve_db_url(url)
-    kwargs: dict = {}
+    # Every JSON column is written by json_text; reading is the driver's json.loads.
+    kwargs: dict = {"json_serializer": partial(json_text, strict=not resolved.startswith("sqlite"))}
     if resolved.startswith("sqlite"):
         if resolved.startswith("sqlite:///") and ":memory:" not in resolved:
             Path(resolved.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)

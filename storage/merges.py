@@ -8,13 +8,12 @@ rows (written through :class:`core.merging.store.SqlMergeStore`). Review decisio
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, Text
+from sqlalchemy import JSON, Column
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel, col, select
 
@@ -30,7 +29,7 @@ class MergeDecisionRow(SQLModel, table=True):
     run_id: int = Field(foreign_key="run.id", index=True)
     cluster_id: str = Field(max_length=40, index=True)
     action: str = Field(max_length=20)
-    payload_json: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
+    payload_json: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -77,8 +76,7 @@ def record_decision(db: Engine, run_id: int, cluster_id: str, action: str,
     if action == "edit_doc" and not (isinstance(payload.get("group"), int)
                                      and isinstance(payload.get("description"), str)):
         raise ValueError("an edit_doc needs payload {'group': group index, 'description': text}")
-    row = MergeDecisionRow(run_id=run_id, cluster_id=cluster_id, action=action,
-                           payload_json=json.dumps(payload, ensure_ascii=False))
+    row = MergeDecisionRow(run_id=run_id, cluster_id=cluster_id, action=action, payload_json=payload)
     with Session(db) as session:
         session.add(row)
         session.commit()
@@ -90,4 +88,4 @@ def list_decisions(db: Engine, run_id: int) -> tuple[Decision, ...]:
     with Session(db) as session:
         rows = session.exec(select(MergeDecisionRow).where(MergeDecisionRow.run_id == run_id)
                             .order_by(col(MergeDecisionRow.id))).all()
-        return tuple(Decision(r.id, r.cluster_id, r.action, json.loads(r.payload_json), r.created_at) for r in rows)
+        return tuple(Decision(r.id, r.cluster_id, r.action, r.payload_json, r.created_at) for r in rows)

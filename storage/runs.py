@@ -37,10 +37,20 @@ def config_hash(kind: str, config: Mapping[str, Any]) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def _sorted_keys(value: Any) -> Any:
+    """``value`` with the keys of every dict in it in sorted order: a run's config is stored in the order of
+    its hash's text (``sort_keys``), so it reads back the same however the caller ordered it (ours)."""
+    if isinstance(value, dict):
+        return {k: _sorted_keys(v) for k, v in sorted(value.items())}
+    if isinstance(value, list | tuple):
+        return [_sorted_keys(v) for v in value]
+    return value
+
+
 def _info(r: Run) -> RunInfo:
     return RunInfo(
-        r.id, r.kind, r.version_id, r.query_set_id, r.strategy, json.loads(r.config_json), r.status,
-        r.n_items, json.loads(r.metrics_json), r.created_at, r.finished_at,
+        r.id, r.kind, r.version_id, r.query_set_id, r.strategy, r.config_json, r.status,
+        r.n_items, r.metrics_json, r.created_at, r.finished_at,
     )
 
 
@@ -72,7 +82,7 @@ def open_run(
             query_set_id=query_set_id,
             strategy=strategy,
             config_hash=digest,
-            config_json=json.dumps(dict(config), sort_keys=True, default=str),
+            config_json=_sorted_keys(dict(config)),
         )
         session.add(run)
         session.commit()
@@ -101,7 +111,7 @@ def add_item(engine: Engine, run_id: int, item_key: str, result: Mapping[str, An
     row = {
         "run_id": run_id,
         "item_key": item_key,
-        "result_json": json.dumps(result, default=str, ensure_ascii=False),
+        "result_json": result,
         "seconds": seconds,
         "created_at": utcnow(),
     }
@@ -112,8 +122,7 @@ def add_item(engine: Engine, run_id: int, item_key: str, result: Mapping[str, An
 def put_item(engine: Engine, run_id: int, item_key: str, result: Mapping[str, Any], seconds: float = 0.0) -> None:
     """Write one item, replacing what is stored under its key: a retried item (a verdict that failed
     before an interruption) overwrites the failure, so the run still holds one result per item."""
-    values = {"result_json": json.dumps(result, default=str, ensure_ascii=False), "seconds": seconds,
-              "created_at": utcnow()}
+    values = {"result_json": result, "seconds": seconds, "created_at": utcnow()}
     table = RunItem.__table__
     with engine.begin() as conn:
         changed = conn.execute(update(table).where(table.c.run_id == run_id, table.c.item_key == item_key)
@@ -125,7 +134,7 @@ def put_item(engine: Engine, run_id: int, item_key: str, result: Mapping[str, An
 def load_items(engine: Engine, run_id: int) -> dict[str, dict[str, Any]]:
     with Session(engine) as session:
         rows = session.exec(select(RunItem).where(RunItem.run_id == run_id).order_by(RunItem.id)).all()
-        return {r.item_key: json.loads(r.result_json) for r in rows}
+        return {r.item_key: r.result_json for r in rows}
 
 
 def item_seconds(engine: Engine, run_id: int) -> dict[str, float]:
@@ -138,7 +147,7 @@ def finish_run(engine: Engine, run_id: int, metrics: Mapping[str, Any], *, statu
         run = session.get(Run, run_id)
         if run is None:
             raise ValueError(f"no run with id {run_id}")
-        run.metrics_json = json.dumps(dict(metrics), default=str)
+        run.metrics_json = dict(metrics)
         run.status = status
         run.n_items = len(session.exec(select(RunItem.id).where(RunItem.run_id == run_id)).all())
         run.finished_at = utcnow()

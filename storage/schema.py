@@ -13,15 +13,22 @@ added column are created too; foreign keys and unique constraints on it are not.
 Bump :data:`SCHEMA_VERSION` whenever a table or column is added. Adding columns needs nothing
 else; anything the generic step cannot do (renames, type changes, backfills) goes into
 :data:`MIGRATIONS` keyed by the version it upgrades to.
+
+Schema 3 turns the ``*_json`` text columns into SQLAlchemy ``JSON`` columns (:func:`json_columns`). On
+PostgreSQL they become ``json``, not ``jsonb``: ``json`` keeps the exact text, so a tool's parameters keep
+their order (the order prompts and exports show) and a ``\u0000`` in a string is accepted, where ``jsonb``
+reorders keys and refuses it; the store never queries inside these documents nor compares them, which is
+what ``jsonb`` would be for. The column names stay, so no rename and nothing that names them changes.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import Column, Table, inspect, literal
+from sqlalchemy import JSON, Column, Table, Text, bindparam, inspect, literal, select, sql, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Field, SQLModel
@@ -29,12 +36,9 @@ from sqlmodel import Field, SQLModel
 log = logging.getLogger(__name__)
 
 #: The schema this code writes. History: 1 = the first versioned schema (catalogs, runs, ledger,
-#: merges, caches, projections); 2 = ``mcp_server``, the MCP launch commands registered by ``import-mcp``.
-SCHEMA_VERSION = 2
-
-#: Version-specific steps run (in order, each in its own transaction) after columns are added,
-#: when the stored version is below the key.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+#: merges, caches, projections); 2 = ``mcp_server``, the MCP launch commands registered by ``import-mcp``;
+#: 3 = the ``*_json`` columns are JSON columns (:func:`json_columns`).
+SCHEMA_VERSION = 3
 
 
 class SchemaInfo(SQLModel, table=True):
@@ -120,6 +124,66 @@ def add_missing_columns(engine: Engine, metadata=None) -> list[str]:
                     if names & {c.name for c in index.columns}:
                         index.create(conn, checkfirst=True)
     return added
+
+
+def _rewrite_non_finite(conn: Connection, table_name: str, name: str) -> int:
+    """Rewrite the old text values of ``table_name.name`` that hold NaN or ±Infinity (Python's ``json`` wrote
+    them; JSON has no spelling for them) the way :func:`storage.db.json_text` writes them now: as null.
+    Returns how many rows changed."""
+    from storage.db import json_text
+
+    raw = sql.table(table_name, sql.column("id"), sql.column(name, Text))
+    changed = []
+    for row_id, text in conn.execute(select(raw.c.id, raw.c[name]).where(raw.c[name].regexp_match("NaN|Infinity"))):
+        value = json.loads(text)  # old text as the old code wrote it; NaN and Infinity parse
+        strict = json_text(value, strict=True)
+        if strict != json_text(value):
+            changed.append({"row_id": row_id, "value": strict})
+    if changed:
+        conn.execute(update(raw).where(raw.c.id == bindparam("row_id")).values({name: bindparam("value")}), changed)
+    return len(changed)
+
+
+def json_columns(conn: Connection) -> None:
+    """Schema 3: the ``*_json`` text columns become the ``JSON`` columns the models declare.
+
+    PostgreSQL: ``ALTER COLUMN ... TYPE json USING col::json`` for each column still of another type (old
+    values holding NaN or ±Infinity, which ``json`` refuses, are first rewritten with null in their place).
+    SQLite needs nothing: SQLAlchemy's JSON is text there and is decoded by the model's column type, whatever
+    type the table declares, so the old ``TEXT`` columns already hold exactly what it reads and writes; a
+    new declared type would need the whole table copied (SQLite has no ``ALTER COLUMN``) to change a name.
+    Safe to run twice, and on a store whose columns are already JSON."""
+    dialect = conn.dialect.name
+    if dialect == "sqlite":
+        return
+    if dialect != "postgresql":
+        log.warning("schema upgrade: JSON columns on %s are left as they are (SQLite and PostgreSQL only)", dialect)
+        return
+    inspector = inspect(conn)
+    quote = conn.dialect.identifier_preparer.quote
+    for tbl in SQLModel.metadata.sorted_tables:
+        wanted = [c.name for c in tbl.columns if isinstance(c.type, JSON)]
+        if not wanted or not inspector.has_table(tbl.name):
+            continue
+        present = {c["name"]: c["type"] for c in inspector.get_columns(tbl.name)}
+        for name in wanted:
+            if name not in present or isinstance(present[name], JSON):
+                continue
+            alter = f"ALTER TABLE {quote(tbl.name)} ALTER COLUMN {quote(name)} TYPE JSON USING {quote(name)}::json"
+            try:
+                with conn.begin_nested():
+                    conn.exec_driver_sql(alter)
+            except DBAPIError:
+                fixed = _rewrite_non_finite(conn, tbl.name, name)
+                log.info("schema upgrade: %s.%s: %d value(s) with NaN or Infinity stored with null", tbl.name, name,
+                         fixed)
+                conn.exec_driver_sql(alter)
+            log.info("schema upgrade: %s.%s is now a JSON column", tbl.name, name)
+
+
+#: Version-specific steps run (in order, each in its own transaction) after columns are added,
+#: when the stored version is below the key.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {3: json_columns}
 
 
 def _write_version(conn: Connection, version: int) -> None:

@@ -1,10 +1,16 @@
-"""SQLModel tables. JSON payloads are stored as text so SQLite and PostgreSQL agree."""
+"""SQLModel tables.
+
+JSON payloads (the ``*_json`` columns) use SQLAlchemy's ``JSON`` type: SQLite stores it as text, PostgreSQL
+as ``json`` (the exact text, so key order and every string survive; see :mod:`storage.schema` for why not
+``jsonb``). Values go in and come out as Python objects; :func:`storage.db.json_text` is how they are written.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import Column, LargeBinary, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -43,10 +49,10 @@ class ToolRow(SQLModel, table=True):
     key: str = Field(max_length=500)
     name: str = Field(max_length=500)
     description: str = Field(sa_column=Column(Text, nullable=False))
-    parameters_json: str = Field(sa_column=Column(Text, nullable=False))
+    parameters_json: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     category: str = Field(default="", max_length=500)
     source: str = Field(default="", max_length=500)
-    extra_json: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
+    extra_json: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
     content_hash: str = Field(max_length=64)
 
 
@@ -60,7 +66,7 @@ class McpServerRow(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("catalog_id", "launch_hash"),)
     id: int | None = Field(default=None, primary_key=True)
     catalog_id: int = Field(foreign_key="catalog.id", index=True)
-    command_json: str = Field(sa_column=Column(Text, nullable=False))
+    command_json: list[str] = Field(sa_column=Column(JSON, nullable=False))
     cwd: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     launch_hash: str = Field(max_length=64)  # sha256 of (command, cwd): one row per distinct launch
     created_at: datetime = Field(default_factory=utcnow)
@@ -85,7 +91,7 @@ class QueryRow(SQLModel, table=True):
     position: int
     qid: str = Field(max_length=500)
     text: str = Field(sa_column=Column(Text, nullable=False))
-    gold_json: str = Field(sa_column=Column(Text, nullable=False))
+    gold_json: list[str] = Field(sa_column=Column(JSON, nullable=False))
     split: str = Field(default="", max_length=200)
 
 
@@ -107,7 +113,8 @@ class ProjectionRow(SQLModel, table=True):
     version_id: int = Field(foreign_key="catalog_version.id", index=True)
     model_id: str = Field(max_length=500)
     method: str = Field(max_length=20)
-    # JSON of method and resolved parameters (core.projection.params_key)
+    # JSON text of method and resolved parameters (core.projection.params_key); kept as text, not a JSON column:
+    # it is a lookup key compared with ``=``, which PostgreSQL's json type does not support.
     params_key: str = Field(max_length=1000)
     n_points: int
     coords: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
@@ -126,10 +133,10 @@ class Run(SQLModel, table=True):
     strategy: str = Field(default="", max_length=100)
     # sha256 of the canonical config: the same config resumes the same run.
     config_hash: str = Field(index=True, max_length=64)
-    config_json: str = Field(sa_column=Column(Text, nullable=False))
+    config_json: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     status: str = Field(default="running", max_length=20)
     n_items: int = 0
-    metrics_json: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
+    metrics_json: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
     created_at: datetime = Field(default_factory=utcnow)
     finished_at: datetime | None = None
 
@@ -142,6 +149,6 @@ class RunItem(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     run_id: int = Field(foreign_key="run.id", index=True)
     item_key: str = Field(max_length=500)
-    result_json: str = Field(sa_column=Column(Text, nullable=False))
+    result_json: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     seconds: float = 0.0
     created_at: datetime = Field(default_factory=utcnow)

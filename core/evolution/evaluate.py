@@ -132,17 +132,17 @@ class TrialVerifier:
     executor reaches the tool (the selection verdict stands). Answers are remembered per (query, tool)."""
 
     def __init__(self, router: Any, *, today: str = "2025-06-02", timeout: float = 10.0) -> None:
+        from core.llm.framework import make_roles
         from core.trials.pipeline import TrialConfig
-        from core.trials.roles import make_trial_operators
 
         self.router = router
         self.config = TrialConfig(k=1, simulate=False, timeout=timeout, concurrency=1, today=today)
-        self.ops = make_trial_operators("offline")
+        self.ops = make_roles("trials", "offline")
         self._memo: dict[tuple[str, str, str], bool | None] = {}
         self._lock = threading.Lock()
 
     def __call__(self, query: Query, tool: Tool) -> bool | None:
-        from core.trials.evidence import FUNCTIONAL_SUCCESS, NOT_EXECUTED
+        from core.trials.evidence import TrialOutcome
         from core.trials.pipeline import run_trial
 
         key = (query.id, query.text, tool.key)
@@ -153,7 +153,7 @@ class TrialVerifier:
             verdict = None
         else:
             trial = run_trial(query.text, tool, 1, self.router, self.ops, self.config)
-            verdict = None if trial.outcome == NOT_EXECUTED else trial.outcome == FUNCTIONAL_SUCCESS
+            verdict = None if trial.outcome == TrialOutcome.NOT_EXECUTED else trial.outcome == TrialOutcome.FUNCTIONAL_SUCCESS
         with self._lock:
             self._memo[key] = verdict
         return verdict

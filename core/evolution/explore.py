@@ -14,15 +14,15 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 import numpy as np
 
+from core.concurrency import map_or_raise
 from core.evolution.docs import split_notes
-from core.evolution.roles import NOT_EXECUTED, AdaptationOperators, Peer, Probe, ProbeTrace
+from core.evolution.roles import AdaptationOperators, Peer, Probe, ProbeTrace
 from core.evolution.similarity import change_score
 from core.models import Tool
 
@@ -148,23 +148,24 @@ def execute_probe(tool: Tool, probe: Probe, router: Any, config: ExploreConfig) 
     """CONTDA Alg. 1 line 17 for one probe: the call through the executor that reaches ``tool`` (arguments
     planned from the request when the proposer gave none); without an executor the probe is recorded as
     not executed, and refinement can only use it as an example."""
-    from core.trials.evidence import FUNCTIONAL_SUCCESS, classify
+    from core.trials.evidence import TrialOutcome, classify
 
     args = dict(probe.arguments) if probe.arguments is not None else None
     executor = router.for_tool(tool) if router is not None else None
     if executor is None:
-        return ProbeTrace(probe, False, False, NOT_EXECUTED, args or {}, None, "no executor reaches this tool")
+        return ProbeTrace(probe, False, False, TrialOutcome.NOT_EXECUTED, args or {}, None,
+                          "no executor reaches this tool")
     if args is None:
         from core.trials.slots import plan_arguments
 
         plan = plan_arguments(probe.query, tool, today=date.fromisoformat(config.today))
         if plan.missing:
-            return ProbeTrace(probe, False, False, "PLANNING_FAILED", dict(plan.arguments), None,
+            return ProbeTrace(probe, False, False, TrialOutcome.PLANNING_FAILED, dict(plan.arguments), None,
                               f"the request gives no value for {', '.join(plan.missing)}")
         args = dict(plan.arguments)
     result = executor.call(tool, args, timeout=config.timeout)
     outcome, reason = classify(result.ok, result.data, result.error_kind, result.error)
-    return ProbeTrace(probe, True, outcome == FUNCTIONAL_SUCCESS, outcome, args,
+    return ProbeTrace(probe, True, outcome == TrialOutcome.FUNCTIONAL_SUCCESS, outcome, args,
                       _excerpt(result.data) if result.ok else None,
                       "" if result.ok else f"{result.error_kind}: {result.error}", result.seconds)
 
@@ -193,13 +194,6 @@ class _Walk:
     def result(self) -> Exploration:
         return Exploration(self.tool.key, self.before, self.body, tuple(self.traces), tuple(self.records),
                            self.stop or "budget", time.perf_counter() - self.started)
-
-
-def _each(fn: Callable[[Any], Any], items: Sequence[Any], concurrency: int) -> list[Any]:
-    if concurrency > 1 and len(items) > 1:
-        with ThreadPoolExecutor(min(concurrency, len(items))) as pool:
-            return list(pool.map(fn, items))
-    return [fn(x) for x in items]
 
 
 def explore_tools(tools: Sequence[Tool], docs: Sequence[str], anchors: Anchors, ops: AdaptationOperators,
@@ -235,7 +229,7 @@ def explore_tools(tools: Sequence[Tool], docs: Sequence[str], anchors: Anchors, 
                 record["error"] = call.error or "no probes"
                 w.stop = "probe role failed"
 
-        _each(propose, active, concurrency)
+        map_or_raise(propose, active, concurrency)
         active = [w for w in active if not w.stop]
         texts = [p.query for w in active for p in w.probes]
         qvecs = embed(texts) if texts else None
@@ -270,7 +264,7 @@ def explore_tools(tools: Sequence[Tool], docs: Sequence[str], anchors: Anchors, 
             ok = ref.ok and isinstance(ref.value, str) and ref.value.strip()
             w.new_body = split_notes(ref.value)[0] if ok else w.body
 
-        _each(run_and_refine, active, concurrency)
+        map_or_raise(run_and_refine, active, concurrency)
         new_vecs = embed([w.new_body for w in active]) if active else []
         for w, vec in zip(active, new_vecs, strict=True):
             delta = change_score(vec, w.vector, w.new_body, w.body)

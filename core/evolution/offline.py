@@ -20,7 +20,6 @@ What the rules do, role by role (CONTDA App. A.2–A.7):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import re
@@ -29,10 +28,11 @@ from typing import Any
 
 from core.evolution.docs import split_notes
 from core.evolution.roles import KNOWN, NOVEL, PEER, ClusterMember, Peer, Probe, ProbeTrace
-from core.llm.base import RoleCall, rule_call
+from core.llm.base import RoleCall
+from core.llm.framework import OfflineRoles
 from core.llm.heuristics import clauses, sentence, split_intents, terms, verb_phrase
 from core.models import Tool
-from core.trials.evidence import EXECUTION_FAILURE, FUNCTIONAL_SUCCESS
+from core.trials.evidence import TrialOutcome
 
 MODEL = "contda-rules-v1"
 MAX_ADDED_WORDS = 90  # refinement stops adding findings past this many words beyond the original body
@@ -143,7 +143,7 @@ def _field_names(value: Any, out: list[str], depth: int = 0) -> list[str]:
 
 
 def _succeeded(trace: ProbeTrace) -> bool:
-    return trace.executed and trace.outcome == FUNCTIONAL_SUCCESS
+    return trace.executed and trace.outcome == TrialOutcome.FUNCTIONAL_SUCCESS
 
 
 def distinct_terms(doc: str, other: str, n: int = 4) -> list[str]:
@@ -156,24 +156,11 @@ def distinct_terms(doc: str, other: str, n: int = 4) -> list[str]:
     return out[:n]
 
 
-class OfflineAdaptationOperators:
+class OfflineAdaptationOperators(OfflineRoles):
     """The :class:`core.evolution.roles.AdaptationOperators` roles by rule."""
 
-    name = "offline"
     model = MODEL
-
-    def __init__(self, *, ledger: Any = None, seed: int = 0) -> None:
-        self.ledger = ledger
-        self.seed = int(seed)
-
-    def _rng(self, role: str, payload: Any) -> random.Random:
-        blob = json.dumps([self.seed, role, payload], sort_keys=True, default=str).encode()
-        return random.Random(int.from_bytes(hashlib.sha256(blob).digest()[:8], "big"))
-
-    def _call(self, role: str, payload: Any, fn) -> RoleCall:
-        rng = self._rng(role, payload)
-        return rule_call(self.ledger, backend="offline", model=MODEL, role=role, seed=self.seed, payload=payload,
-                         fn=lambda: fn(rng))
+    rng_byteorder = "big"  # what this family has always drawn with: stored CONTDA runs stay reproducible
 
     # -- Stage I --------------------------------------------------------------------------------
 
@@ -251,7 +238,7 @@ class OfflineAdaptationOperators:
                         extra = [a for a in tr.arguments if _informative(a, known_stems)]
                         if extra:
                             out.append(f"accepts: {', '.join(extra)}")
-                elif tr.executed and track == KNOWN and tr.outcome == EXECUTION_FAILURE:
+                elif tr.executed and track == KNOWN and tr.outcome == TrialOutcome.EXECUTION_FAILURE:
                     # a refused argument is usually the probe's guess, not the tool's fault: only a call that
                     # broke on the tool's side is evidence against it
                     out.append(f"failing: {tr.error.split(':', 1)[0] or 'execution failure'}")

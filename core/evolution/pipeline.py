@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from core.concurrency import run_stage
 from core.evolution.adjust import AdjustConfig, adjust
 from core.evolution.docs import (
     STAGE_ADJUST,
@@ -40,10 +41,6 @@ from core.evolution.sequence import ToolsetSequence
 from core.models import Query
 
 JUDGES = ("selection", "execution")
-
-
-class Cancelled(Exception):
-    """The caller asked to stop; everything finished so far has been handed to ``on_result``."""
 
 
 @dataclass(frozen=True)
@@ -253,30 +250,35 @@ class ContinualRunner:
             on_result: Callable[[StepResult], None] | None = None,
             cancelled: Callable[[], bool] | None = None,
             progress: Callable[[float, str], None] | None = None) -> list[StepResult]:
-        """Every method over every step; ``done`` results are reused, new ones go to ``on_result``."""
+        """Every method over every step; ``done`` results are reused, new ones go to ``on_result``.
+
+        Each step is a resumable stage over the methods (core.concurrency.run_stage), one method at a time:
+        a step's state comes from the one before it. ``cancelled()`` is asked after each new result and
+        raises :class:`core.concurrency.StageCancelled` (what finished has gone to ``on_result``)."""
         methods = check_methods(methods)
         done = dict(done or {})
         out: list[StepResult] = []
         states = {m: self.initial() for m in methods}
         total = len(self.sequence.steps) * len(methods)
         for t in range(len(self.sequence.steps)):
-            for i, method in enumerate(methods):
-                if cancelled is not None and cancelled():
-                    raise Cancelled()
+            stored = {m: done[(t, m)] for m in methods if (t, m) in done}
+            if t > 0:
+                for method, result in stored.items():
+                    states[method] = self.replay(states[method], t, result)
+
+            def work(method: str, t: int = t) -> StepResult:
                 if progress is not None:
-                    progress((t * len(methods) + i) / total, f"seed {self.seed}: step {t}, {get_method(method).label}")
-                stored = done.get((t, method))
+                    share = (t * len(methods) + methods.index(method)) / total
+                    progress(share, f"seed {self.seed}: step {t}, {get_method(method).label}")
                 if t == 0:
-                    result = stored or StepResult(self.seed, 0, method,
-                                                  self._evaluate(0, method, states[method]))
-                elif stored is not None:
-                    states[method] = self.replay(states[method], t, stored)
-                    result = stored
-                else:
-                    states[method], result = self.advance(t, method, states[method])
-                if stored is None and on_result is not None:
-                    on_result(result)
-                out.append(result)
+                    return StepResult(self.seed, 0, method, self._evaluate(0, method, states[method]))
+                states[method], result = self.advance(t, method, states[method])
+                return result
+
+            results = run_stage(methods, work, key=lambda m: m, stored=stored,
+                                save=(lambda _m, result: on_result(result)) if on_result is not None else None,
+                                workers=1, name=f"step {t}", cancelled=cancelled)
+            out.extend(results.values())
         if progress is not None:
             progress(1.0, f"seed {self.seed}: done")
         return out

@@ -17,6 +17,7 @@ from core.evolution import prompts
 from core.evolution.docs import NOTES_HEADING, split_notes
 from core.evolution.roles import TRACKS, ClusterMember, Peer, Probe, ProbeTrace
 from core.llm.base import LLMBadResponse, RoleCall
+from core.llm.framework import PromptedRoles
 from core.llm.parsing import parse_json_object
 from core.models import Tool
 
@@ -121,20 +122,15 @@ def parse_notes(text: str, members: Sequence[ClusterMember]) -> dict[str, str]:
     return out
 
 
-class PromptedAdaptationOperators:
+class PromptedAdaptationOperators(PromptedRoles):
     """The :class:`core.evolution.roles.AdaptationOperators` roles, each one chat call through ``operators``
     (a :class:`core.llm.prompted.PromptedOperators`)."""
 
-    def __init__(self, operators) -> None:
-        self.ops = operators
-        self.name = operators.name
-        self.model = operators.model
-
-    def __repr__(self) -> str:
-        return f"PromptedAdaptationOperators({self.ops!r})"
+    family = "adaptation"
+    system = prompts.SYSTEM
 
     def _role(self, role: str, prompt: str, parse) -> RoleCall:
-        return self.ops._call(role, prompt, parse, TEMPERATURES[role], system=prompts.SYSTEM)
+        return self._ask(role, prompt, parse, TEMPERATURES[role])
 
     # -- Stage I --------------------------------------------------------------------------------
 
@@ -177,5 +173,4 @@ class PromptedAdaptationOperators:
         def parse(text: str) -> list[str]:
             picked = parse_json_object(text, {"tools": list})["tools"]
             return [k for k in dict.fromkeys(p for p in picked if isinstance(p, str)) if k in known]
-        return self.ops._call("select_tools", prompts.select_tools(query, candidates), parse, 0.0,
-                              system=prompts.SYSTEM)
+        return self._ask("select_tools", prompts.select_tools(query, candidates), parse, 0.0)

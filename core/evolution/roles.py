@@ -1,11 +1,12 @@
-"""The LLM roles of CONTDA's documentation adaptation behind one protocol, looked up by name.
+"""The LLM roles of CONTDA's documentation adaptation behind one protocol (the ``adaptation`` family of
+:mod:`core.llm.framework`).
 
 Roles (CONTDA §4, App. A): propose probe queries on three tracks (A.2), turn execution traces into
 revision suggestions (A.4 step 1, Eq. 8), rewrite the documentation from them (A.4 step 2, Eq. 9),
 write a cluster's relational notes (A.7), and pick tools for a query from retrieved candidates (the
 agent's selection step of the evaluation, App. B.3). Every role returns a
 :class:`core.llm.base.RoleCall` and never raises. Two implementations: ``offline`` (rules) and
-``prompted`` (a chat model through prompted LLM operators).
+``prompted`` (a chat model through prompted LLM operators), built by :func:`core.llm.framework.make_roles`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from typing import Any, Protocol
 
 from core.llm.base import RoleCall
 from core.models import Tool
-
-KINDS = ("offline", "prompted")
+from core.trials.evidence import TrialOutcome, as_outcome
 
 # The three probe tracks of CONTDA App. A.2.
 KNOWN = "known"  # verify what the tool's own documentation states
@@ -52,25 +52,25 @@ class Probe:
                    str(data.get("rationale", "")), str(data.get("peer", "")))
 
 
-# Outcome of running a probe. Execution outcomes reuse the trial classes (core.trials.evidence).
-NOT_EXECUTED = "NOT_EXECUTED"
-
-
 @dataclass(frozen=True)
 class ProbeTrace:
-    """A probe and what happened when it was run (CONTDA Alg. 1 line 17, one element of F_i)."""
+    """A probe and what happened when it was run (CONTDA Alg. 1 line 17, one element of F_i); its outcome is
+    one of the trial classes (:class:`core.trials.evidence.TrialOutcome`)."""
 
     probe: Probe
     executed: bool
     ok: bool
-    outcome: str
+    outcome: TrialOutcome
     arguments: Mapping[str, Any] = field(default_factory=dict)
     response: Any = None
     error: str = ""
     seconds: float = 0.0
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "outcome", as_outcome(self.outcome, "ProbeTrace.outcome"))
+
     def to_json(self) -> dict[str, Any]:
-        return {"probe": self.probe.to_json(), "executed": self.executed, "ok": self.ok, "outcome": self.outcome,
+        return {"probe": self.probe.to_json(), "executed": self.executed, "ok": self.ok, "outcome": str(self.outcome),
                 "arguments": dict(self.arguments), "response": self.response, "error": self.error,
                 "seconds": round(self.seconds, 4)}
 
@@ -134,18 +134,3 @@ class AdaptationOperators(Protocol):
         """The agent's pick among retrieved (key, documentation) candidates (value: list of keys)."""
         ...
 
-
-def make_adaptation_operators(kind: str, *, operators: Any = None, ledger: Any = None,
-                              seed: int = 0) -> AdaptationOperators:
-    """``offline`` (rules, no model) or ``prompted`` (the chat backend inside prompted ``operators``)."""
-    if kind == "offline":
-        from core.evolution.offline import OfflineAdaptationOperators
-
-        return OfflineAdaptationOperators(ledger=ledger, seed=seed)
-    if kind == "prompted":
-        from core.evolution.prompted import PromptedAdaptationOperators
-
-        if operators is None or not hasattr(operators, "backend"):
-            raise ValueError("the prompted adaptation roles need prompted LLM operators (an endpoint), not offline ones")
-        return PromptedAdaptationOperators(operators)
-    raise ValueError(f"unknown adaptation operators {kind!r}; valid kinds: {', '.join(KINDS)}")

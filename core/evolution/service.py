@@ -14,14 +14,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core.concurrency import StageCancelled
 from core.context import LLMConfig
 from core.evolution.evaluate import MemoSelector, TrialVerifier, dense_retriever
 from core.evolution.markov import MarkovConfig
 from core.evolution.methods import DEFAULT_METHODS, check_methods
-from core.evolution.pipeline import Cancelled, ContinualRunner, EvolutionConfig, StepResult
+from core.evolution.pipeline import ContinualRunner, EvolutionConfig, StepResult
 from core.evolution.report import summarize
-from core.evolution.roles import make_adaptation_operators
 from core.evolution.sequence import SOURCES, ToolsetSequence, markov_sequence, version_sequence
+from core.llm.framework import make_roles
 from core.models import Query
 from storage import catalogs as store
 from storage import runs
@@ -97,14 +98,12 @@ def _operators(ws: Any, llm: LLMConfig, run_id: int, seed: int, api_key: str | N
 
     ledger = SqlLedger(ws.db, run_id=run_id)
     if llm.kind == "offline":
-        return make_adaptation_operators("offline", ledger=ledger, seed=seed)
-    from core.llm.factory import make_operators
-
+        return make_roles("adaptation", "offline", ledger=ledger, seed=seed)
     # Notes for a whole cluster and a rewritten description need more room than one-line roles.
     options = {"max_tokens": 1500, **llm.options}
-    base = make_operators(llm.kind, ledger=ledger, seed=seed, base_url=llm.base_url, model=llm.model,
-                          api_key=api_key, replay=llm.replay, **options)
-    return make_adaptation_operators("prompted", operators=base)
+    base = make_roles("strategy", llm.kind, ledger=ledger, seed=seed, base_url=llm.base_url, model=llm.model,
+                      api_key=api_key, replay=llm.replay, **options)
+    return make_roles("adaptation", "prompted", operators=base)
 
 
 def _item(seed: int, t: int, method: str) -> str:
@@ -187,7 +186,7 @@ def run_evolution(ws: Any, spec: EvolutionSpec, queries: Sequence[Query], *, llm
 
             runner.run(spec.methods, done=done, on_result=store_result, cancelled=cancelled,
                        progress=seed_progress)
-    except Cancelled:
+    except StageCancelled:
         status = "stopped"
     except BaseException:
         # a crash or an interrupted page script: what finished is stored; mark the run so it is not
@@ -217,17 +216,18 @@ def _collect(db: Any, run_id: int, config: Mapping[str, Any], items: Mapping[str
     return EvolutionRun(run_id, spec, tuple(config["query_ids"]), sequences, results, summary)
 
 
-def load_evolution(db: Any, run_id: int) -> EvolutionRun:
+def load_evolution(ws: Any, run_id: int) -> EvolutionRun:
     """A stored timeline run with everything finished so far."""
-    info = next((r for r in runs.list_runs(db, kind=KIND, limit=10_000) if r.id == run_id), None)
-    if info is None:
+    info = runs.get_run(ws.db, run_id)
+    if info is None or info.kind != KIND:
         raise ValueError(f"no timeline run with id {run_id}")
-    result = _collect(db, run_id, info.config, runs.load_items(db, run_id))
+    result = _collect(ws.db, run_id, info.config, runs.load_items(ws.db, run_id))
     return replace(result, status=info.status, llm_calls=int(info.metrics.get("llm_calls", 0) or 0))
 
 
-def list_evolution_runs(db: Any, catalog: str | None = None) -> tuple[runs.RunInfo, ...]:
-    out = runs.list_runs(db, kind=KIND, limit=500)
+def list_evolution_runs(ws: Any, catalog: str | None = None) -> tuple[runs.RunInfo, ...]:
+    """The stored timeline runs (of ``catalog`` when given), newest first."""
+    out = runs.list_runs(ws.db, kind=KIND, limit=500)
     if catalog is not None:
         out = tuple(r for r in out if r.config.get("spec", {}).get("catalog") == catalog)
     return out

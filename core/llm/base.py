@@ -1,11 +1,9 @@
-"""Types shared by every backend and role: replies, errors, role outcomes, ledger records."""
+"""Types shared by every backend and role: replies, errors, role outcomes, ledger records, request identity."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -90,24 +88,3 @@ def request_hash(backend: str, model: str, role: str, temperature: float, seed: 
                       ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-
-def rule_call(ledger: Any, *, backend: str, model: str, role: str, seed: int | None, payload: Any,
-              fn: Callable[[], Any], temperature: float = 0.0) -> RoleCall:
-    """Run a rule-based role (no model) and record it in ``ledger`` like a model call, so offline runs
-    leave the same trail. A rule that raises becomes a failed, recorded RoleCall, never an exception."""
-    start = time.perf_counter()
-    value, error = None, None
-    try:
-        value = fn()
-    except Exception as exc:  # noqa: BLE001 - a rule bug must cost one decision, not the run
-        error = f"{type(exc).__name__}: {exc}"
-    call_id = None
-    if ledger is not None:
-        shown = value.__dict__ if hasattr(value, "__dict__") else value
-        call_id = ledger.record(CallRecord(
-            role=role, backend=backend, model=model, temperature=float(temperature),
-            request_hash=request_hash(backend, model, role, temperature, seed, payload),
-            prompt=json.dumps(payload, ensure_ascii=False, default=str),
-            response=json.dumps(shown, ensure_ascii=False, default=str), latency_s=time.perf_counter() - start,
-            error=error))
-    return RoleCall(value=value, call_id=call_id, ok=error is None, error=error, role=role)

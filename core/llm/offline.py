@@ -11,14 +11,12 @@ Every call is recorded in the ledger like a model call (backend ``offline``).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 import re
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from core.llm.base import RoleCall, rule_call
+from core.llm.base import RoleCall
+from core.llm.framework import OfflineRoles
 from core.llm.heuristics import (
     blurb_body,
     clauses,
@@ -56,34 +54,22 @@ def mutation_rate(temperature: float) -> float:
     return min(0.9, max(0.0, 0.15 * float(temperature)))
 
 
-class OfflineOperators:
-    """The :class:`core.llm.roles.Operators` roles by rule; instant, deterministic for a given seed."""
+class OfflineOperators(OfflineRoles):
+    """The :class:`core.llm.roles.Operators` roles by rule; instant, deterministic for a given seed.
+    ``vocabulary`` None: an empty one (no catalog neighbours to swap words for)."""
 
-    name = "offline"
     model = MODEL
 
-    def __init__(self, vocabulary: CatalogVocabulary, *, seed: int = 0, ledger: Ledger | None = None) -> None:
+    def __init__(self, vocabulary: CatalogVocabulary | None = None, *, seed: int = 0,
+                 ledger: Ledger | None = None) -> None:
+        vocabulary = CatalogVocabulary.from_texts([]) if vocabulary is None else vocabulary
         if not isinstance(vocabulary, CatalogVocabulary):
             raise TypeError(f"vocabulary must be a CatalogVocabulary, not {type(vocabulary).__name__}")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, not {seed!r}")
+        super().__init__(ledger=ledger, seed=seed)
         self.vocab = vocabulary
-        self.seed = seed
-        self.ledger = ledger
 
     def __repr__(self) -> str:
         return f"OfflineOperators(seed={self.seed}, vocabulary={self.vocab.n_docs} docs)"
-
-    # -- plumbing ---------------------------------------------------------------------------------
-
-    def _rng(self, role: str, payload: Any) -> random.Random:
-        blob = json.dumps([self.seed, role, payload], sort_keys=True, default=str).encode()
-        return random.Random(int.from_bytes(hashlib.sha256(blob).digest()[:8], "little"))  # noqa: S311
-
-    def _call(self, role: str, payload: dict[str, Any], fn: Callable[[random.Random], Any],
-              temperature: float = 0.0) -> RoleCall:
-        return rule_call(self.ledger, backend=self.name, model=self.model, role=role, seed=self.seed,
-                         payload=payload, fn=lambda: fn(self._rng(role, payload)), temperature=temperature)
 
     # -- term helpers -----------------------------------------------------------------------------
 

@@ -6,19 +6,16 @@ with its error and returned as ``RoleCall(ok=False)``, so the strategy keeps the
 
 from __future__ import annotations
 
-import json
-import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.llm import prompts
-from core.llm.base import CallRecord, ChatBackend, ChatReply, LLMBadResponse, RoleCall, request_hash
+from core.llm.base import ChatBackend, ChatReply, LLMBadResponse, RoleCall
+from core.llm.framework import check_seed, failure_text, record_role_call
 from core.llm.ledger import Ledger
 from core.llm.parsing import parse_blocks, parse_bool, parse_json_object, parse_score, parse_single
 from core.llm.roles import ROLES
-
-log = logging.getLogger(__name__)
 
 # Verdicts, scores and extraction should not vary between identical requests.
 DEFAULT_TEMPERATURES = {"judge_sufficiency": 0.0, "score_retrieval": 0.0, "extract_intents": 0.0,
@@ -52,8 +49,7 @@ class PromptedOperators:
 
     def __init__(self, backend: ChatBackend, ledger: Ledger | None = None, *, seed: int | None = None,
                  temperatures: Mapping[str, float] | None = None, max_tokens: int = 600) -> None:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise ValueError(f"seed must be an integer or None, not {seed!r}")
+        seed = None if seed is None else check_seed(seed)
         for role, t in (temperatures or {}).items():
             if role not in ROLES:
                 raise ValueError(f"temperatures names an unknown role {role!r}; roles: {', '.join(ROLES)}")
@@ -72,105 +68,98 @@ class PromptedOperators:
     def __repr__(self) -> str:
         return f"PromptedOperators({self.backend!r}, seed={self.seed!r})"
 
-    def _ask(self, role: str, messages: list[dict[str, str]], temperature: float, seed: int | None) -> ChatReply:
+    def _chat(self, role: str, messages: list[dict[str, str]], temperature: float, seed: int | None) -> ChatReply:
         chat_for = getattr(self.backend, "chat_for", None)  # a replaying backend needs the role for the hash
         if chat_for is not None:
             return chat_for(role, messages, temperature=temperature, max_tokens=self.max_tokens, seed=seed)
         return self.backend.chat(messages, temperature=temperature, max_tokens=self.max_tokens, seed=seed)
 
-    def _call(self, role: str, prompt: str, parse: Callable[[str], Any], temperature: float,
-              nonce: int = 0, system: str | None = None) -> RoleCall:
-        """One recorded chat call; ``system`` replaces the role's default system message (roles defined
-        outside this module, such as the merge judge's, bring their own)."""
+    def ask(self, role: str, prompt: str, parse: Callable[[str], Any], temperature: float,
+            nonce: int = 0, system: str | None = None) -> RoleCall:
+        """One recorded chat call for ``role``: ``parse`` turns the answer into the role's value. ``system``
+        replaces the role's default system message (the other role families, through
+        :class:`core.llm.framework.PromptedRoles`, bring their own)."""
         temperature = float(self.temperatures.get(role, temperature))
         messages = [{"role": "system", "content": system or prompts.system_for(role)},
                     {"role": "user", "content": prompt}]
         seed = None if self.seed is None else self.seed * _SEED_STRIDE + int(nonce)
-        start = time.perf_counter()
+        started = time.perf_counter()
         text, error, value, tokens = "", None, None, (0, 0)
         try:
-            reply = self._ask(role, messages, temperature, seed)
+            reply = self._chat(role, messages, temperature, seed)
             text = reply.text
             # A replayed answer cost nothing; its tokens were counted when it was first bought.
             tokens = (0, 0) if reply.cached else (reply.tokens_in, reply.tokens_out)
             value = parse(text)
         except Exception as exc:  # noqa: BLE001 - any failure becomes a recorded, non-fatal RoleCall
-            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        call_id = None
-        if self.ledger is not None:
-            record = CallRecord(
-                role=role, backend=self.backend.name, model=self.backend.model, temperature=temperature,
-                request_hash=request_hash(self.backend.name, self.backend.model, role, temperature, seed, messages),
-                prompt=json.dumps(messages, ensure_ascii=False), response=text, tokens_in=tokens[0],
-                tokens_out=tokens[1], latency_s=time.perf_counter() - start, error=error)
-            try:
-                call_id = self.ledger.record(record)
-            except Exception:  # noqa: BLE001 - losing one ledger row must not lose the answer
-                log.exception("could not record a %s call in the ledger", role)
+            error = failure_text(exc)
+        call_id = record_role_call(self.ledger, role=role, backend=self.backend.name, model=self.backend.model,
+                                   temperature=temperature, seed=seed, request=messages, response=text,
+                                   started=started, tokens=tokens, error=error)
         return RoleCall(value=value, call_id=call_id, ok=error is None, error=error, role=role)
 
     # -- roles (docstrings of the contract: core.llm.roles.Operators) -----------------------------
 
     def pseudo_tools(self, query: str, *, max_tools: int = 3, temperature: float = 0.7) -> RoleCall:
         """FitText §4.2: pseudo-tool descriptions in {BEGIN}…{END} blocks, at most ``max_tools``."""
-        return self._call("pseudo_tools", prompts.pseudo_tools(query, max_tools),
-                          lambda t: _some_blocks(t)[:max_tools], temperature)
+        return self.ask("pseudo_tools", prompts.pseudo_tools(query, max_tools),
+                        lambda t: _some_blocks(t)[:max_tools], temperature)
 
     def refine(self, ancestor: str, current: str, exemplars: Sequence[str], query: str, *,
                temperature: float = 0.7) -> RoleCall:
         """FitText Alg. 3 step 7 / Eq. 11 (PARSE SINGLE of LLM_refine); also Alg. 1 step 14."""
-        return self._call("refine", prompts.refine(ancestor, current, exemplars, query), _one_block, temperature)
+        return self.ask("refine", prompts.refine(ancestor, current, exemplars, query), _one_block, temperature)
 
     def refine_all(self, descriptions: Sequence[str], exemplars: Sequence[str], query: str, *,
                    temperature: float = 0.7) -> RoleCall:
         """FitText Alg. 4 steps 10–11 / Eq. 13 (PARSE BLOCKS of LLM_refine)."""
-        return self._call("refine_all", prompts.refine_all(descriptions, exemplars, query), _some_blocks,
-                          temperature)
+        return self.ask("refine_all", prompts.refine_all(descriptions, exemplars, query), _some_blocks,
+                        temperature)
 
     def judge_sufficiency(self, query: str, exemplars: Sequence[str]) -> RoleCall:
         """FitText Alg. 4 step 7 (LLM_judge)."""
-        return self._call("judge_sufficiency", prompts.judge_sufficiency(query, exemplars), parse_bool, 0.0)
+        return self.ask("judge_sufficiency", prompts.judge_sufficiency(query, exemplars), parse_bool, 0.0)
 
     def scatter(self, ancestor: str, exemplars: Sequence[str], *, temperature: float = 1.5,
                 nonce: int = 0) -> RoleCall:
         """FitText Eq. 14 (LLM_scatter), one child per call; ``nonce`` varies the seed per child."""
-        return self._call("scatter", prompts.scatter(ancestor, exemplars), _one_block, temperature, nonce)
+        return self.ask("scatter", prompts.scatter(ancestor, exemplars), _one_block, temperature, nonce)
 
     def seed_population(self, ancestor: str, exemplars: Sequence[str], n: int, *,
                         temperature: float = 1.5) -> RoleCall:
         """FitText Alg. 6 step 3 (LLM_seed): up to ``n`` descriptions in one call."""
-        return self._call("seed_population", prompts.seed_population(ancestor, exemplars, n),
-                          lambda t: _some_blocks(t)[:n], temperature)
+        return self.ask("seed_population", prompts.seed_population(ancestor, exemplars, n),
+                        lambda t: _some_blocks(t)[:n], temperature)
 
     def crossover(self, a: str, b: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
         """FitText Alg. 1 step 9 (LLM_cross)."""
-        return self._call("crossover", prompts.crossover(a, b, ancestor), _one_block, temperature, nonce)
+        return self.ask("crossover", prompts.crossover(a, b, ancestor), _one_block, temperature, nonce)
 
     def mutate(self, description: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
         """FitText Alg. 1 step 10 (LLM_mut)."""
-        return self._call("mutate", prompts.mutate(description, ancestor), _one_block, temperature, nonce)
+        return self.ask("mutate", prompts.mutate(description, ancestor), _one_block, temperature, nonce)
 
     def guided_mutate(self, description: str, low_tools: Sequence[str], *, temperature: float = 1.5,
                       nonce: int = 0) -> RoleCall:
         """FitText Eq. 21 (LLM_guided)."""
-        return self._call("guided_mutate", prompts.guided_mutate(description, low_tools), _one_block,
-                          temperature, nonce)
+        return self.ask("guided_mutate", prompts.guided_mutate(description, low_tools), _one_block,
+                        temperature, nonce)
 
     def score_retrieval(self, query: str, blurbs: Sequence[str]) -> RoleCall:
         """LLM_score of FitText Eq. 15, read as a number in [0, 1]."""
-        return self._call("score_retrieval", prompts.score_retrieval(query, blurbs), parse_score, 0.0)
+        return self.ask("score_retrieval", prompts.score_retrieval(query, blurbs), parse_score, 0.0)
 
     def synthetic_queries(self, tool_doc: str, m: int, *, temperature: float = 0.7) -> RoleCall:
         """Re-Invoke §3.1 query generator. One call asks for all ``m`` requests (the paper samples one per
         call); the blocks are de-duplicated, so fewer than ``m`` may come back."""
-        return self._call("synthetic_queries", prompts.synthetic_queries(tool_doc, m),
-                          lambda t: _some_blocks(t)[:m], temperature)
+        return self.ask("synthetic_queries", prompts.synthetic_queries(tool_doc, m),
+                        lambda t: _some_blocks(t)[:m], temperature)
 
     def extract_intents(self, query: str) -> RoleCall:
         """Re-Invoke §3.2 intent extractor, as JSON ``{"intents": [...]}``."""
         def parse(text: str) -> list[str]:
             return _strings(parse_json_object(text, {"intents": list})["intents"], "intents")
-        return self._call("extract_intents", prompts.extract_intents(query), parse, 0.0)
+        return self.ask("extract_intents", prompts.extract_intents(query), parse, 0.0)
 
     def select_tools(self, query: str, candidates: Sequence[tuple[str, str]]) -> RoleCall:
         """The selector of CSR@k (ToolScope Eq. 6): keys picked from the candidates; unknown keys are dropped."""
@@ -179,7 +168,7 @@ class PromptedOperators:
         def parse(text: str) -> list[str]:
             picked = parse_json_object(text, {"tools": list})["tools"]
             return [k for k in dict.fromkeys(p for p in picked if isinstance(p, str)) if k in known]
-        return self._call("select_tools", prompts.select_tools(query, candidates), parse, 0.0)
+        return self.ask("select_tools", prompts.select_tools(query, candidates), parse, 0.0)
 
     def doc_quality(self, tool_doc: str) -> RoleCall:
         """A 1–5 rating of a tool's documentation and the problems found; the score is clamped to 1–5."""
@@ -187,4 +176,4 @@ class PromptedOperators:
             data = parse_json_object(text, {"score": (int, float), "issues": list})
             issues = [" ".join(str(i).split()) for i in data["issues"] if str(i).strip()]
             return {"score": int(min(5, max(1, round(float(data["score"]))))), "issues": issues}
-        return self._call("doc_quality", prompts.doc_quality(tool_doc), parse, 0.0)
+        return self.ask("doc_quality", prompts.doc_quality(tool_doc), parse, 0.0)

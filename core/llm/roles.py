@@ -1,7 +1,8 @@
 """The role-level interface strategies call: one method per role, each returning a :class:`RoleCall`.
 
 Two implementations: :class:`core.llm.prompted.PromptedOperators` (a chat model answers our prompts)
-and :class:`core.llm.offline.OfflineOperators` (deterministic heuristics, no model). A failed role
+and :class:`core.llm.offline.OfflineOperators` (deterministic heuristics, no model), built by
+:func:`core.llm.framework.make_roles` (the ``strategy`` family). A failed role
 returns ``RoleCall(ok=False, value=None, error=...)`` and never raises, so the caller keeps the parent.
 
 ``nonce`` (population roles) tells identical requests apart reproducibly: two children of the same

@@ -93,11 +93,11 @@ def calibrate(tools: Sequence[Tool], vectors: np.ndarray, groups: Sequence[Mappi
     """The sweep of ToolScope §4.4 / Fig. 4 scored on planted groups instead of CSR (ours): at each θ the
     candidate count (``threshold_sweep``) and a whole merge (``run_merge``, the offline judge unless
     ``judge`` is given) scored by :func:`planted_score`."""
+    from core.llm.framework import make_roles
     from core.merging.candidates import threshold_sweep
-    from core.merging.judge import make_judge
     from core.merging.pipeline import MergeConfig, run_merge
 
-    judge = judge if judge is not None else make_judge("offline")
+    judge = judge if judge is not None else make_roles("merge", "offline")
     pairs = {round(r.threshold, 4): r.pairs for r in threshold_sweep(vectors, thresholds, k)}
     rows = []
     for t in thresholds:

@@ -1,4 +1,4 @@
-"""The three LLM roles of the merger behind one protocol, and the lookup of an implementation by name.
+"""The three LLM roles of the merger behind one protocol (the ``merge`` family of :mod:`core.llm.framework`).
 
 Roles (ToolScope §3.2): pair classification M_C (Eq. 1), the cluster validator V of Auto-Correction
 (Eq. 2) and the documentation merger M_D. Every role returns a :class:`core.llm.base.RoleCall` and never
@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from core.llm.base import RoleCall
 from core.models import Tool
-
-JUDGES = ("offline", "prompted")
 
 
 @dataclass(frozen=True)
@@ -48,17 +46,3 @@ class MergeJudge(Protocol):
         """ToolScope §3.2 (M_D): one description covering the cluster (value: str)."""
         ...
 
-
-def make_judge(kind: str, *, operators: Any = None, ledger: Any = None, seed: int = 0) -> MergeJudge:
-    """``offline`` (rules, no model) or ``prompted`` (the chat backend inside ``operators``)."""
-    if kind == "offline":
-        from core.merging.offline_judge import OfflineJudge
-
-        return OfflineJudge(ledger=ledger, seed=seed)
-    if kind == "prompted":
-        from core.merging.prompted_judge import PromptedJudge
-
-        if operators is None or not hasattr(operators, "backend"):
-            raise ValueError("the prompted judge needs prompted LLM operators (an endpoint), not offline ones")
-        return PromptedJudge(operators)
-    raise ValueError(f"unknown merge judge {kind!r}; valid judges: {', '.join(JUDGES)}")

@@ -76,9 +76,9 @@ def rule_selector(tools: Sequence[Tool], *, ledger: Any = None, seed: int = 0) -
     """:func:`offline_selector` on the offline operators' ``select_tools`` rule. The rule reads only the
     query and the candidates, so the operators get no catalog vocabulary (building one costs ~2 s at 40k
     tools and would change nothing)."""
-    from core.llm.factory import make_operators
+    from core.llm.framework import make_roles
 
-    return offline_selector(make_operators("offline", ledger=ledger, seed=seed), tools)
+    return offline_selector(make_roles("strategy", "offline", ledger=ledger, seed=seed), tools)
 
 
 def _rankings(engine: Any, queries: Sequence[Query], k: int) -> list[list[str]]:

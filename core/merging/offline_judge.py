@@ -18,10 +18,10 @@ links through chains); the split is always a partition of the cluster.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from core.llm.base import RoleCall, rule_call
+from core.llm.base import RoleCall
+from core.llm.framework import OfflineRoles
 from core.merging.docs import merged_description
 from core.merging.features import PairEvidence, evidence
 from core.merging.judge import AuditJudgement, PairJudgement
@@ -67,24 +67,17 @@ def strict_same(a: Tool, b: Tool) -> bool:
     return pair_verdict(ev).same and (ev.same_name or ev.required[0] == ev.required[1])
 
 
-class OfflineJudge:
-    name = "offline"
+class OfflineJudge(OfflineRoles):
+    """The :class:`core.merging.judge.MergeJudge` roles by rule (no randomness: the rng goes unused)."""
+
     model = MODEL
-
-    def __init__(self, *, ledger: Any = None, seed: int = 0) -> None:
-        self.ledger = ledger
-        self.seed = int(seed)
-
-    def _call(self, role: str, payload: dict[str, Any], fn: Callable[[], Any]) -> RoleCall:
-        return rule_call(self.ledger, backend=self.name, model=self.model, role=role, seed=self.seed,
-                         payload=payload, fn=fn)
 
     def classify_pair(self, a: Tool, b: Tool, cosine: float) -> RoleCall:
         return self._call("classify_pair", {"a": a.key, "b": b.key, "cosine": round(float(cosine), 6)},
-                          lambda: pair_verdict(evidence(a, b)))
+                          lambda _rng: pair_verdict(evidence(a, b)))
 
     def audit_cluster(self, members: Sequence[Tool]) -> RoleCall:
-        def run() -> AuditJudgement:
+        def run(_rng) -> AuditJudgement:
             # The graph links through chains (A~B, B~C); the audit asks every member to match every other
             # member of its group, with the same number of required parameters.
             groups: list[list[Tool]] = []
@@ -103,6 +96,6 @@ class OfflineJudge:
         return self._call("audit_cluster", {"members": [t.key for t in members]}, run)
 
     def merged_doc(self, representative: Tool, others: Sequence[Tool]) -> RoleCall:
-        def run() -> str:
+        def run(_rng) -> str:
             return merged_description(representative, others)
         return self._call("merged_doc", {"keep": representative.key, "others": [t.key for t in others]}, run)

@@ -1,19 +1,20 @@
 """ToolScopeMerger end to end (ToolScope §3.2, Alg. 1 steps 1–12): candidates, pair classification,
 components, representatives and φ, Auto-Correction, integrity checks, merged documentation.
 
-Every judge answer goes through ``store`` as soon as it arrives, so an interrupted run resumes without
-asking again; a finished run is rebuilt from its store with no judge calls at all.
+Pair classification, audits and merged docs are three resumable stages (core.concurrency.run_stage): every
+judge answer goes through ``store`` as soon as it arrives, so an interrupted run resumes without asking
+again; a finished run is rebuilt from its store with no judge calls at all.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
+from core.concurrency import Progress, run_stage
 from core.merging.calibration import PAPER_THRESHOLD
 from core.merging.candidates import candidate_pairs
 from core.merging.docs import merged_tool
@@ -21,8 +22,6 @@ from core.merging.graph import components, representative
 from core.merging.integrity import check_integrity, check_parameters, check_split, parameter_losses
 from core.merging.judge import MergeJudge
 from core.models import Tool
-
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
@@ -173,40 +172,6 @@ def group_key(keys: Sequence[str]) -> str:
     return "\n".join(sorted(keys))
 
 
-def _concurrently(items: Sequence[Any], fn: Callable[[Any], Any], workers: int, on_done: Callable[[Any, Any], None],
-                  keep: Callable[[Any, Any], None]) -> None:
-    """``fn`` over ``items`` on a pool; ``on_done`` stores and reports each result as it comes.
-
-    When anything interrupts the loop (the page's Cancel raises from a progress report, Stop, a store
-    failure), calls not started yet are dropped, the few under way are waited for and their answers kept
-    with ``keep`` (stores, no report), and the interruption goes on. Without this the pool's exit waited
-    for every queued call (Cancel only took effect once the whole stage was asked) and threw their answers
-    away, so a resumed run asked them all again.
-    """
-    if not items:
-        return
-    pool = ThreadPoolExecutor(max_workers=min(workers, len(items)))
-    futures = {pool.submit(fn, item): item for item in items}
-    handled: set[Any] = set()
-    try:
-        for fut in as_completed(futures):
-            handled.add(fut)
-            on_done(futures[fut], fut.result())
-    except BaseException:
-        for fut in futures:
-            fut.cancel()
-        pool.shutdown(wait=True)
-        for fut, item in futures.items():
-            if fut not in handled and fut.done() and not fut.cancelled() and fut.exception() is None:
-                try:
-                    keep(item, fut.result())
-                except Exception:  # noqa: BLE001, S112 - the store is failing: the first error is the one to see
-                    break
-        raise
-    finally:
-        pool.shutdown(wait=True)
-
-
 def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, config: MergeConfig | None = None, *,
               store: MergeStore | None = None, progress: Progress | None = None,
               retry_failed: bool = True) -> MergeResult:
@@ -223,19 +188,18 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
         raise ValueError("tool keys must be unique")
     by_key = {t.key: t for t in tools}
     store = store if store is not None else MemoryMergeStore()
-    report = progress or (lambda done, total, stage: None)
+
+    def settled(stored: PairVerdict | ClusterAudit | MergedDoc) -> bool:
+        failed = not stored.ok if isinstance(stored, PairVerdict) else bool(getattr(stored, "error", None))
+        return not (retry_failed and failed)
+
+    def stage(items: Sequence[Any], work: Callable[[Any], Any], key: Callable[[Any], Any], stored: Mapping[Any, Any],
+              save: Callable[[Any, Any], None], name: str) -> dict[Any, Any]:
+        return run_stage(items, work, key=key, stored=stored, save=save, settled=settled,
+                         workers=config.max_workers, name=name, progress=progress)
 
     # steps 2–5: candidates, then one classification per pair (asked concurrently, saved as they come)
     cands = candidate_pairs(vectors, config.k, config.threshold)
-    verdicts = {k: v for k, v in store.load_pairs().items()}
-
-    def settled(stored: PairVerdict | ClusterAudit | MergedDoc | None) -> bool:
-        failed = not stored.ok if isinstance(stored, PairVerdict) else bool(getattr(stored, "error", None))
-        return stored is not None and not (retry_failed and failed)
-
-    todo = [c for c in cands if not settled(verdicts.get((keys[c.i], keys[c.j])))]
-    done = len(cands) - len(todo)
-    report(done, len(cands), "pairs")
 
     def classify(c):
         a, b = by_key[keys[c.i]], by_key[keys[c.j]]
@@ -245,17 +209,8 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
         return PairVerdict(a.key, b.key, c.cosine, False, "no usable verdict; kept apart", False, rc.error,
                            rc.call_id)
 
-    def keep_pair(_c, verdict: PairVerdict) -> None:
-        store.save_pair(verdict)
-        verdicts[(verdict.a, verdict.b)] = verdict
-
-    def save_pair(c, verdict: PairVerdict) -> None:
-        nonlocal done
-        keep_pair(c, verdict)
-        done += 1
-        report(done, len(cands), "pairs")
-
-    _concurrently(todo, classify, config.max_workers, save_pair, keep_pair)
+    verdicts = stage(cands, classify, lambda c: (keys[c.i], keys[c.j]), store.load_pairs(),
+                     lambda _c, verdict: store.save_pair(verdict), "pairs")
     pairs = tuple(verdicts[(keys[c.i], keys[c.j])] for c in cands)
 
     # steps 6–9: graph, components, representatives
@@ -265,32 +220,19 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
     ids = {g: f"c{i:03d}" for i, g in enumerate(comps, start=1)}
 
     # step 10: Auto-Correction, one audit per cluster
-    audits: dict[str, ClusterAudit] = dict(store.load_audits()) if config.autocorrect else {}
+    def audit(g):
+        rc = judge.audit_cluster([by_key[k] for k in g])
+        if rc.ok:
+            groups = tuple(tuple(x) for x in rc.value.groups) if not rc.value.ok else (tuple(g),)
+            check_split(ids[g], g, groups)
+            return ClusterAudit(bool(rc.value.ok), groups, rc.value.reason, rc.call_id)
+        return ClusterAudit(True, (tuple(g),), "no usable verdict; the cluster is kept as the graph made it",
+                            rc.call_id, rc.error)
+
+    audits: dict[str, ClusterAudit] = {}
     if config.autocorrect:
-        todo_c = [g for g in comps if not settled(audits.get(group_key(g)))]
-        n_done = len(comps) - len(todo_c)
-        report(n_done, len(comps), "audit")
-
-        def audit(g):
-            rc = judge.audit_cluster([by_key[k] for k in g])
-            if rc.ok:
-                groups = tuple(tuple(x) for x in rc.value.groups) if not rc.value.ok else (tuple(g),)
-                check_split(ids[g], g, groups)
-                return ClusterAudit(bool(rc.value.ok), groups, rc.value.reason, rc.call_id)
-            return ClusterAudit(True, (tuple(g),), "no usable verdict; the cluster is kept as the graph made it",
-                                rc.call_id, rc.error)
-
-        def keep_audit(g, result: ClusterAudit) -> None:
-            store.save_audit(group_key(g), result)
-            audits[group_key(g)] = result
-
-        def save_audit(g, result: ClusterAudit) -> None:
-            nonlocal n_done
-            keep_audit(g, result)
-            n_done += 1
-            report(n_done, len(comps), "audit")
-
-        _concurrently(todo_c, audit, config.max_workers, save_audit, keep_audit)
+        audits = stage(comps, audit, group_key, store.load_audits(),
+                       lambda g, result: store.save_audit(group_key(g), result), "audit")
 
     clusters = []
     for g in comps:
@@ -314,10 +256,6 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
         for k in grp:
             phi[k] = rep
     check_integrity(keys, {c.id: c.groups for c in clusters}, phi)
-    docs = dict(store.load_docs())
-    todo_d = [grp for grp in final if not settled(docs.get(group_key(grp)))]
-    d_done = len(final) - len(todo_d)
-    report(d_done, len(final), "docs")
 
     def write(grp):
         rep = representative([by_key[k] for k in grp])
@@ -327,17 +265,8 @@ def run_merge(tools: Sequence[Tool], vectors: np.ndarray, judge: MergeJudge, con
             return MergedDoc(rc.value.strip(), rc.call_id)
         return MergedDoc(rep.description, rc.call_id, rc.error or "empty merged description")
 
-    def keep_doc(grp, doc: MergedDoc) -> None:
-        store.save_doc(group_key(grp), doc)
-        docs[group_key(grp)] = doc
-
-    def save_doc(grp, doc: MergedDoc) -> None:
-        nonlocal d_done
-        keep_doc(grp, doc)
-        d_done += 1
-        report(d_done, len(final), "docs")
-
-    _concurrently(todo_d, write, config.max_workers, save_doc, keep_doc)
+    docs = stage(final, write, group_key, store.load_docs(), lambda grp, doc: store.save_doc(group_key(grp), doc),
+                 "docs")
     merged = {}
     owner = {k: c.id for c in clusters for k in c.members}
     for grp in final:

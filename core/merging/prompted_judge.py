@@ -1,5 +1,5 @@
 """Merge judge answered by a chat model through :class:`core.llm.prompted.PromptedOperators` (same backend,
-ledger, retries and replay as the strategies)."""
+ledger, retries and replay as the strategies; :class:`core.llm.framework.PromptedRoles`)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from core.llm.base import LLMBadResponse, RoleCall
+from core.llm.framework import PromptedRoles
 from core.llm.parsing import parse_json_object, parse_single
 from core.merging import prompts
 from core.merging.integrity import MergeIntegrityError, check_split
@@ -50,19 +51,18 @@ def parse_audit(text: str, members: Sequence[str]) -> AuditJudgement:
     return AuditJudgement(len(split) == 1, split, reason)
 
 
-class PromptedJudge:
-    def __init__(self, operators) -> None:
-        self.ops = operators
-        self.name = operators.name
-        self.model = operators.model
+class PromptedJudge(PromptedRoles):
+    """The :class:`core.merging.judge.MergeJudge` roles, each one chat call through prompted operators."""
+
+    family = "merge"
+    system = prompts.SYSTEM
 
     def classify_pair(self, a: Tool, b: Tool, cosine: float) -> RoleCall:
-        return self.ops._call("classify_pair", prompts.classify_pair(a, b), parse_pair, 0.0, system=prompts.SYSTEM)
+        return self._ask("classify_pair", prompts.classify_pair(a, b), parse_pair, 0.0)
 
     def audit_cluster(self, members: Sequence[Tool]) -> RoleCall:
         keys = [t.key for t in members]
-        return self.ops._call("audit_cluster", prompts.audit_cluster(members), lambda t: parse_audit(t, keys), 0.0,
-                              system=prompts.SYSTEM)
+        return self._ask("audit_cluster", prompts.audit_cluster(members), lambda t: parse_audit(t, keys), 0.0)
 
     def merged_doc(self, representative: Tool, others: Sequence[Tool]) -> RoleCall:
         def parse(text: str) -> str:
@@ -70,5 +70,4 @@ class PromptedJudge:
             if not single:
                 raise LLMBadResponse("empty merged description")
             return single
-        return self.ops._call("merged_doc", prompts.merged_doc(representative, others), parse, 0.3,
-                              system=prompts.SYSTEM)
+        return self._ask("merged_doc", prompts.merged_doc(representative, others), parse, 0.3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from core.merging.graph import representative
 from core.merging.pipeline import MergeResult
@@ -71,3 +72,34 @@ def apply_decisions(result: MergeResult, decisions: Sequence[Decision], tools: S
                 phi[k] = rep.key
     reviewed = tuple(merged.get(t.key, t) for t in tools if phi[t.key] == t.key)
     return reviewed, phi
+
+
+@dataclass(frozen=True)
+class Review:
+    """A merge run as reviewed so far: its decisions in order, each cluster's state, the reviewed catalog, φ."""
+
+    decisions: tuple[Decision, ...]
+    states: Mapping[str, ReviewedCluster]
+    reviewed: tuple[Tool, ...]
+    phi: Mapping[str, str]
+
+    def history(self, cluster_id: str) -> tuple[Decision, ...]:
+        return tuple(d for d in self.decisions if d.cluster_id == cluster_id)
+
+
+def load_review(workspace: Any, run_id: int, result: MergeResult, tools: Sequence[Tool]) -> Review:
+    """The stored decisions of merge run ``run_id`` replayed over its ``result`` (see :func:`apply_decisions`)."""
+    from storage.merges import list_decisions
+
+    decisions = list_decisions(workspace.db, run_id)
+    reviewed, phi = apply_decisions(result, decisions, tools)
+    return Review(decisions, review_state(result, decisions), reviewed, phi)
+
+
+def decide(workspace: Any, run_id: int, cluster_id: str, action: str,
+           payload: Mapping[str, Any] | None = None) -> Decision:
+    """Store one reviewer decision on a cluster of merge run ``run_id`` (``accept``, ``reject``, ``move``
+    {key, to_group}, ``edit_doc`` {group, description}); ValueError names the valid actions."""
+    from storage.merges import record_decision
+
+    return record_decision(workspace.db, run_id, cluster_id, action, payload)

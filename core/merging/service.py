@@ -3,12 +3,13 @@ LLM settings, and the before/after measures. Shared by the CLI and the Merge rev
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.context import LLMConfig
-from core.merging.judge import MergeJudge, make_judge
+from core.llm.framework import make_roles
+from core.merging.judge import MergeJudge
 from core.merging.measures import (
     BeforeAfter,
     Coverage,
@@ -32,12 +33,10 @@ def judge_for(db: Any, llm: LLMConfig, *, seed: int = 0, run_id: int | None = No
 
     ledger = SqlLedger(db, run_id=run_id)
     if llm.kind == "offline":
-        return make_judge("offline", ledger=ledger, seed=seed)
-    from core.llm.factory import make_operators
-
-    ops = make_operators(llm.kind, ledger=ledger, seed=seed, base_url=llm.base_url, model=llm.model,
-                         api_key=api_key, replay=llm.replay, **llm.options)
-    return make_judge("prompted", operators=ops)
+        return make_roles("merge", "offline", ledger=ledger, seed=seed)
+    ops = make_roles("strategy", llm.kind, ledger=ledger, seed=seed, base_url=llm.base_url, model=llm.model,
+                     api_key=api_key, replay=llm.replay, **llm.options)
+    return make_roles("merge", "prompted", operators=ops)
 
 
 def judge_id(llm: LLMConfig) -> str:
@@ -53,6 +52,32 @@ class MergeRun:
     run_id: int
     version_id: int
     result: MergeResult
+    metrics: Mapping[str, Any] = field(default_factory=dict)  # the stored run's summary (judge calls and errors)
+
+
+def merge_runs(workspace: Any, version_id: int) -> tuple[Any, ...]:
+    """The stored merge runs of a catalog version (``storage.runs.RunInfo``), newest first."""
+    from storage.merges import list_merge_runs
+
+    return list_merge_runs(workspace.db, version_id)
+
+
+def finished_merge_run(workspace: Any, version_id: int, config: MergeConfig, llm: LLMConfig) -> Any | None:
+    """The newest finished merge run of this version with these settings and this judge, else ``None``."""
+    wanted = {"version_id": version_id, **config.as_dict(), "judge": judge_id(llm)}
+    return next((r for r in merge_runs(workspace, version_id) if r.status == "done" and dict(r.config) == wanted),
+                None)
+
+
+def finished_merge_runs(workspace: Any, version_id: int, llm: LLMConfig) -> dict[MergeConfig, Any]:
+    """The newest finished run of each setting judged by ``llm``'s judge on this version, newest first."""
+    out: dict[MergeConfig, Any] = {}
+    for r in merge_runs(workspace, version_id):  # newest first: the first of each setting is kept
+        if r.status == "done" and r.config.get("judge") == judge_id(llm):
+            cfg = MergeConfig(threshold=float(r.config["threshold"]), k=int(r.config["k"]),
+                              autocorrect=bool(r.config["autocorrect"]))
+            out.setdefault(cfg, r)
+    return out
 
 
 def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLMConfig | None = None, *,
@@ -61,16 +86,13 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
     """Run (or resume, or rebuild from the store) ToolScopeMerger on a stored catalog version."""
     from core.merging.integrity import MergeIntegrityError
     from core.merging.store import SqlMergeStore
-    from storage.merges import finish_merge_run, list_merge_runs, open_merge_run
+    from storage.merges import finish_merge_run, open_merge_run
 
     llm = llm or LLMConfig()
     engine = workspace.search_engine(version_id)
     jid = judge_id(llm)
-    wanted = {"version_id": version_id, **config.as_dict(), "judge": jid}
-    finished = [r for r in list_merge_runs(workspace.db, version_id)
-                if r.status == "done" and dict(r.config) == wanted]
-    run = finished[0] if finished and not fresh else open_merge_run(workspace.db, version_id, config.as_dict(), jid,
-                                                                    resume=not fresh)
+    finished = None if fresh else finished_merge_run(workspace, version_id, config, llm)
+    run = finished or open_merge_run(workspace.db, version_id, config.as_dict(), jid, resume=not fresh)
     judge = judge_for(workspace.db, llm, seed=seed, run_id=run.id, api_key=api_key)
     try:
         result = run_merge(engine.tools, engine.vectors, judge, config, store=SqlMergeStore(workspace.db, run.id),
@@ -90,11 +112,11 @@ def merge_version(workspace: Any, version_id: int, config: MergeConfig, llm: LLM
 
         # The judge's failed calls (timeouts, rate limits, unreadable answers) are kept apart in the
         # result; the summary says how many there were, for the Merge review page and the CLI.
-        finish_merge_run(workspace.db, run.id, {**result.summary(),
-                                                "llm_calls": count_calls(workspace.db, run_id=run.id),
-                                                "llm_errors": count_calls(workspace.db, run_id=run.id,
-                                                                          errors_only=True)})
-    return MergeRun(run.id, version_id, result)
+        run = finish_merge_run(workspace.db, run.id, {**result.summary(),
+                                                      "llm_calls": count_calls(workspace.db, run_id=run.id),
+                                                      "llm_errors": count_calls(workspace.db, run_id=run.id,
+                                                                                errors_only=True)})
+    return MergeRun(run.id, version_id, result, dict(run.metrics))
 
 
 STAGE_LABELS = {"pairs": "Classifying candidate pairs", "audit": "Auto-Correction audits",

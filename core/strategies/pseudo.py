@@ -10,9 +10,9 @@ import hashlib
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from core.concurrency import map_or_raise
 from core.search.engine import SearchEngine
 from core.strategies.base import RetrievalResult, TraceEvent
 from core.strategies.memory import ToolMemory
@@ -129,11 +129,9 @@ class PseudoToolStrategy:
         return role_call.value if role_call.ok else None
 
     def parallel(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        """Run role calls concurrently (a generation costs about one call's latency), order kept."""
-        if len(items) <= 1 or self.max_workers == 1:
-            return [fn(i) for i in items]
-        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(items))) as pool:
-            return list(pool.map(fn, items))
+        """Run role calls concurrently (a generation costs about one call's latency), order kept; the first
+        failure, in item order, is raised once every call is over."""
+        return map_or_raise(fn, items, self.max_workers)
 
     def run_lineages(self, ancestors: Sequence[str], lineage: Callable[..., list], trace: list[TraceEvent]) -> list:
         """Run ``lineage(ai, ancestor, trace, memory)`` for every ancestor.

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from core.concurrency import run_stage
 from core.models import Tool
 from core.search.engine import SearchEngine
 from core.strategies.base import RetrievalResult, TraceEvent, traced_intents
@@ -93,28 +94,23 @@ class ReInvokeStrategy:
         then each tool's vector is the mean embedding of its augmented copies (mean beat max, Table 3D)."""
         if self._tool_vectors is not None:
             return self._tool_vectors
-        from concurrent.futures import ThreadPoolExecutor
-
         tools = self.engine.tools
-        have = dict(self.store.load())
-        todo = [t for t in tools if t.key not in have]
-        done = len(tools) - len(todo)
 
-        def generate(tool: Tool) -> tuple[str, list[str]]:
+        def generate(tool: Tool) -> list[str]:
             rc = self.ops.synthetic_queries(tool_document(tool), self.m, temperature=self.temperature)
-            return tool.key, list(rc.value or []) if rc.ok else []
+            return list(rc.value or []) if rc.ok else []
 
-        with ThreadPoolExecutor(max_workers=self.max_workers) as pool:
-            for key, queries in pool.map(generate, todo):
-                self.store.save(key, queries)
-                have[key] = queries
-                done += 1
-                if self.progress:
-                    self.progress(done, len(tools))
+        def report(done: int, total: int, _name: str) -> None:
+            if self.progress:
+                self.progress(done, total)
+
+        have = run_stage(tools, generate, key=lambda t: t.key, stored=self.store.load(),
+                         save=lambda tool, queries: self.store.save(tool.key, queries), workers=self.max_workers,
+                         name="synthetic queries", progress=report)
         copies: list[str] = []
         spans = []
         for t in tools:
-            texts = augmented_copies(tool_document(t), have.get(t.key, [])[: self.m])
+            texts = augmented_copies(tool_document(t), have[t.key][: self.m])
             spans.append((len(copies), len(copies) + len(texts)))
             copies.extend(texts)
         vecs = self.engine.embed(copies)

@@ -1,7 +1,7 @@
 """What a trial leaves behind: its steps, its outcome class, and the report over all candidates.
 
-Outcome classes follow GRETEL §4.4 (Table 4) plus the two states a trial can stop in before the tool
-answers: PLANNING_FAILED (Alg. 1 line 3) and NOT_EXECUTED (no executor reaches the tool).
+Outcome classes (:class:`TrialOutcome`) follow GRETEL §4.4 (Table 4) plus the two states a trial can stop
+in before the tool answers: PLANNING_FAILED (Alg. 1 line 3) and NOT_EXECUTED (no executor reaches the tool).
 """
 
 from __future__ import annotations
@@ -11,16 +11,31 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-FUNCTIONAL_SUCCESS = "FUNCTIONAL_SUCCESS"
-PARAMETER_MISMATCH = "PARAMETER_MISMATCH"
-SEMANTIC_MISMATCH = "SEMANTIC_MISMATCH"
-EXECUTION_FAILURE = "EXECUTION_FAILURE"
-PLANNING_FAILED = "PLANNING_FAILED"
-NOT_EXECUTED = "NOT_EXECUTED"
-OUTCOMES = (FUNCTIONAL_SUCCESS, SEMANTIC_MISMATCH, PARAMETER_MISMATCH, EXECUTION_FAILURE, PLANNING_FAILED,
-            NOT_EXECUTED)
+
+class TrialOutcome(StrEnum):
+    """How a trial (or a CONTDA probe) ended. Each value equals its name, the string stored before this
+    enum existed, so stored runs read back unchanged and a member compares equal to that string. The
+    order is the order reports and tables show the classes in."""
+
+    FUNCTIONAL_SUCCESS = "FUNCTIONAL_SUCCESS"  # GRETEL Table 4: the call ran and served the request
+    SEMANTIC_MISMATCH = "SEMANTIC_MISMATCH"  # ran, but the answer is empty, a failure or off-topic
+    PARAMETER_MISMATCH = "PARAMETER_MISMATCH"  # the tool rejected the arguments
+    PLANNING_FAILED = "PLANNING_FAILED"  # no usable call could be planned (Alg. 1 line 3)
+    EXECUTION_FAILURE = "EXECUTION_FAILURE"  # the tool or its host failed
+    NOT_EXECUTED = "NOT_EXECUTED"  # no executor reaches the tool (ours)
+
+
+def as_outcome(value: Any, owner: str) -> TrialOutcome:
+    """``value`` (a member or its stored string) as a :class:`TrialOutcome`; a ValueError naming ``owner``
+    and the valid classes otherwise."""
+    if not isinstance(value, str) or value not in TrialOutcome.__members__:
+        raise ValueError(f"{owner} must be one of {', '.join(TrialOutcome)}, not {value!r}")
+    return TrialOutcome(value)
+
+
 # The executor's error kinds GRETEL counts as the tool rejecting its arguments; all others are the
 # tool or its host failing (core.execution.base.ERROR_KINDS).
 _PARAMETER_KINDS = frozenset({"invalid_params"})
@@ -62,15 +77,14 @@ class Trial:
     key: str
     name: str
     rank: int  # 1-based position in the initial ranking
-    outcome: str
+    outcome: TrialOutcome
     reason: str
     steps: tuple[Step, ...]
     simulation_used: bool = False
     executor: str = ""
 
     def __post_init__(self) -> None:
-        if self.outcome not in OUTCOMES:
-            raise ValueError(f"Trial.outcome must be one of {OUTCOMES}, not {self.outcome!r}")
+        object.__setattr__(self, "outcome", as_outcome(self.outcome, "Trial.outcome"))
 
     @property
     def seconds(self) -> float:
@@ -85,7 +99,7 @@ class Trial:
         return plan.output.get("arguments") if plan and isinstance(plan.output, Mapping) else None
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "name": self.name, "rank": self.rank, "outcome": self.outcome,
+        return {"key": self.key, "name": self.name, "rank": self.rank, "outcome": str(self.outcome),
                 "reason": self.reason, "simulation_used": self.simulation_used, "executor": self.executor,
                 "seconds": round(self.seconds, 4), "steps": [s.to_json() for s in self.steps]}
 
@@ -195,25 +209,25 @@ def reported_failure(data: Any) -> str | None:
 
 def classify(ok: bool, data: Any = None, error_kind: str | None = None, error: str | None = None, *,
              query: str | None = None, tool: Any = None, arguments: Mapping[str, Any] | None = None
-             ) -> tuple[str, str]:
+             ) -> tuple[TrialOutcome, str]:
     """GRETEL §4.4 taxonomy of one executed call: (outcome, reason). A call that ran is a semantic mismatch
     when its answer is empty or reports a failure of its own (:func:`reported_failure`). Given the request,
     the tool and the arguments, a call that ran is also checked for relevance (:func:`irrelevance`): GRETEL
     §3 counts an output that does not serve the request as a semantic mismatch."""
     if ok:
         if is_empty(data):
-            return SEMANTIC_MISMATCH, "the call ran but returned nothing"
+            return TrialOutcome.SEMANTIC_MISMATCH, "the call ran but returned nothing"
         failure = reported_failure(data)
         if failure is not None:
-            return SEMANTIC_MISMATCH, f"the call ran but its answer reports a failure ({failure})"
+            return TrialOutcome.SEMANTIC_MISMATCH, f"the call ran but its answer reports a failure ({failure})"
         if query is not None and tool is not None:
             verdict = irrelevance(query, tool, arguments or {}, data)
             if verdict is not None:
                 return verdict
-        return FUNCTIONAL_SUCCESS, "the call ran and returned a result"
+        return TrialOutcome.FUNCTIONAL_SUCCESS, "the call ran and returned a result"
     if error_kind in _PARAMETER_KINDS:
-        return PARAMETER_MISMATCH, f"the tool rejected the arguments: {error}"
-    return EXECUTION_FAILURE, f"{error_kind or 'error'}: {error}"
+        return TrialOutcome.PARAMETER_MISMATCH, f"the tool rejected the arguments: {error}"
+    return TrialOutcome.EXECUTION_FAILURE, f"{error_kind or 'error'}: {error}"
 
 
 def _plain(value: Any) -> str:
@@ -270,7 +284,7 @@ def _grounded(value: Any, query_text: str, query_words: set[str]) -> bool:
     return bool(text) and (text in query_text or any(w in query_words for w in re.findall(r"[a-z0-9]{3,}", text)))
 
 
-def irrelevance(query: str, tool: Any, arguments: Mapping[str, Any], data: Any) -> tuple[str, str] | None:
+def irrelevance(query: str, tool: Any, arguments: Mapping[str, Any], data: Any) -> tuple[TrialOutcome, str] | None:
     """Our relevance check of a call that ran and answered (GRETEL §3 names an irrelevant output a semantic
     mismatch but gives no test; this one is ours), or None when the call addresses the request:
 
@@ -292,8 +306,8 @@ def irrelevance(query: str, tool: Any, arguments: Mapping[str, Any], data: Any) 
         spec = props.get(key) if isinstance(props.get(key), Mapping) else {}
         if isinstance(value, str) and spec and not is_free_text(key, spec, name) and looks_like_sentence(value):
             shown = value if len(value) <= 60 else value[:57] + "…"
-            return PARAMETER_MISMATCH, (f"the call ran, but '{key}' was given a sentence instead of a name or "
-                                        f"value: \"{shown}\"")
+            return TrialOutcome.PARAMETER_MISMATCH, (f"the call ran, but '{key}' was given a sentence instead of a "
+                                                     f"name or value: \"{shown}\"")
     query_text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", _plain(query))  # "60,000" is the number 60000
     words = set(re.findall(r"[a-z0-9]{3,}", query_text))
     if any(_grounded(v, query_text, words) for v in arguments.values()):
@@ -305,4 +319,5 @@ def irrelevance(query: str, tool: Any, arguments: Mapping[str, Any], data: Any) 
     if any(_plain(form) in said for forms in entities for form in forms):
         return None
     named = ", ".join(forms[0] for forms in entities[:3])
-    return SEMANTIC_MISMATCH, f"the call ran, but neither its arguments nor its answer mention {named}"
+    return (TrialOutcome.SEMANTIC_MISMATCH,
+            f"the call ran, but neither its arguments nor its answer mention {named}")

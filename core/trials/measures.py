@@ -8,21 +8,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.metrics import ndcg_at_k, recall_at_k
-from core.trials.evidence import (
-    EXECUTION_FAILURE,
-    FUNCTIONAL_SUCCESS,
-    NOT_EXECUTED,
-    PARAMETER_MISMATCH,
-    PLANNING_FAILED,
-    SEMANTIC_MISMATCH,
-    TrialReport,
-)
+from core.trials.evidence import TrialOutcome, TrialReport
 
 # Table 4's four classes; a plan that could not be built is the paper's parameter mismatch ("cannot
 # construct valid API calls ... missing mandatory fields"), so Table 4's grouping counts it there.
-TAXONOMY = (PARAMETER_MISMATCH, SEMANTIC_MISMATCH, EXECUTION_FAILURE, FUNCTIONAL_SUCCESS)
-# The classes a share is given for, each on its own: every share is its count over the judged trials.
-JUDGED = (FUNCTIONAL_SUCCESS, SEMANTIC_MISMATCH, PARAMETER_MISMATCH, PLANNING_FAILED, EXECUTION_FAILURE)
+TAXONOMY = (TrialOutcome.PARAMETER_MISMATCH, TrialOutcome.SEMANTIC_MISMATCH, TrialOutcome.EXECUTION_FAILURE,
+            TrialOutcome.FUNCTIONAL_SUCCESS)
+# The classes a share is given for, each on its own: every share is its count over the judged trials
+# (all but NOT_EXECUTED, in the enum's order).
+JUDGED = tuple(c for c in TrialOutcome if c != TrialOutcome.NOT_EXECUTED)
 
 
 def passes(report: TrialReport, ranking: Sequence[str], k: int) -> bool:
@@ -41,7 +35,7 @@ def passes_all(report: TrialReport, ranking: Sequence[str], k: int) -> bool:
 
 def _worked(report: TrialReport, key: str) -> bool:
     trial = report.trial(key)
-    return trial is not None and trial.outcome == FUNCTIONAL_SUCCESS
+    return trial is not None and trial.outcome == TrialOutcome.FUNCTIONAL_SUCCESS
 
 
 def failure_shares(reports: Sequence[TrialReport], k: int = 5) -> dict[str, Any]:
@@ -63,9 +57,9 @@ def failure_shares(reports: Sequence[TrialReport], k: int = 5) -> dict[str, Any]
         return round(n / judged, 4) if judged else 0.0
 
     grouped = {c: counts[c] for c in TAXONOMY}
-    grouped[PARAMETER_MISMATCH] += counts[PLANNING_FAILED]
+    grouped[TrialOutcome.PARAMETER_MISMATCH] += counts[TrialOutcome.PLANNING_FAILED]
     return {"shares": {c: share(counts[c]) for c in JUDGED},
-            "counts": {c: counts[c] for c in (*JUDGED, NOT_EXECUTED)},
+            "counts": {c: counts[c] for c in TrialOutcome},
             "table4": {"counts": grouped, "shares": {c: share(n) for c, n in grouped.items()}},
             "judged": judged, "k": k}
 

@@ -11,17 +11,10 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from core.llm.base import RoleCall, rule_call
+from core.llm.base import RoleCall
+from core.llm.framework import OfflineRoles
 from core.models import Tool
-from core.trials.evidence import (
-    EXECUTION_FAILURE,
-    FUNCTIONAL_SUCCESS,
-    NOT_EXECUTED,
-    PARAMETER_MISMATCH,
-    PLANNING_FAILED,
-    SEMANTIC_MISMATCH,
-    Trial,
-)
+from core.trials.evidence import Trial, TrialOutcome
 from core.trials.roles import PlanAnswer, RerankAnswer
 from core.trials.slots import plan_arguments
 
@@ -29,13 +22,13 @@ MODEL = "trial-rules-v2"  # v2: schema-reading planner (formats, zones, bounds, 
 
 # Lower tier ranks higher. A simulated answer or an untried tool is unproven, so it sits between shown
 # success and shown failure; a tool that ran but gave nothing beats one that could not run at all.
-_TIER = {FUNCTIONAL_SUCCESS: 0, NOT_EXECUTED: 1, SEMANTIC_MISMATCH: 2, EXECUTION_FAILURE: 3,
-         PARAMETER_MISMATCH: 4, PLANNING_FAILED: 4}
+_TIER = {TrialOutcome.FUNCTIONAL_SUCCESS: 0, TrialOutcome.NOT_EXECUTED: 1, TrialOutcome.SEMANTIC_MISMATCH: 2,
+         TrialOutcome.EXECUTION_FAILURE: 3, TrialOutcome.PARAMETER_MISMATCH: 4, TrialOutcome.PLANNING_FAILED: 4}
 _SIMULATED_TIER = 1
 
 
 def evidence_tier(trial: Trial) -> int:
-    if trial.simulation_used and trial.outcome == EXECUTION_FAILURE:
+    if trial.simulation_used and trial.outcome == TrialOutcome.EXECUTION_FAILURE:
         return _SIMULATED_TIER
     return _TIER[trial.outcome]
 
@@ -50,20 +43,13 @@ def evidence_order(trials: Sequence[Trial]) -> RerankAnswer:
     return RerankAnswer(tuple(t.key for t in ordered), reasons)
 
 
-class OfflineTrialOperators:
-    name = "offline"
+class OfflineTrialOperators(OfflineRoles):
+    """The :class:`core.trials.roles.TrialOperators` roles by rule (no randomness: the rng goes unused)."""
+
     model = MODEL
 
-    def __init__(self, *, ledger: Any = None, seed: int = 0) -> None:
-        self.ledger = ledger
-        self.seed = int(seed)
-
-    def _call(self, role: str, payload: dict[str, Any], fn) -> RoleCall:
-        return rule_call(self.ledger, backend=self.name, model=self.model, role=role, seed=self.seed,
-                         payload=payload, fn=fn)
-
     def plan_call(self, query: str, tool: Tool, *, today: date) -> RoleCall:
-        def run() -> PlanAnswer:
+        def run(_rng) -> PlanAnswer:
             plan = plan_arguments(query, tool, today=today)
             note = ", ".join(f"{p}: {plan.sources.get(p, 'not found')}" for p in plan.missing)
             return PlanAnswer(dict(plan.arguments), plan.missing, note, dict(plan.sources))
@@ -71,7 +57,7 @@ class OfflineTrialOperators:
 
     def simulate_response(self, query: str, tool: Tool, arguments: Mapping[str, Any], error: str) -> RoleCall:
         """A stand-in answer shaped by the tool's name and inputs; labelled as simulated, never as data."""
-        def run() -> dict[str, Any]:
+        def run(_rng) -> dict[str, Any]:
             return {"simulated": True, "tool": tool.name, "echo": dict(arguments),
                     "result": f"stand-in answer: {tool.description.split('.')[0][:160]}"}
         return self._call("simulate_response", {"query": query, "tool": tool.key, "arguments": dict(arguments),
@@ -80,4 +66,4 @@ class OfflineTrialOperators:
     def holistic_rerank(self, query: str, trials: Sequence[Trial]) -> RoleCall:
         return self._call("holistic_rerank", {"query": query, "trials": [[t.key, t.outcome, t.simulation_used, t.rank]
                                                                         for t in trials]},
-                          lambda: evidence_order(trials))
+                          lambda _rng: evidence_order(trials))

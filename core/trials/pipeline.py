@@ -1,26 +1,26 @@
 """GRETEL trials for one query: plan → execute → simulate → classify per candidate, then re-rank.
 
-The candidates' trials run concurrently (bounded); each finished trial is handed to ``store`` at once so
-an interrupted query resumes without redoing the candidates it already tried.
+The candidates' trials are one resumable stage (core.concurrency.run_stage): they run concurrently (bounded)
+and each finished trial is handed to ``store`` at once, so an interrupted query resumes without redoing the
+candidates it already tried.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Protocol
 
+from core.concurrency import run_stage
 from core.execution.base import ExecutionResult, json_safe
 from core.models import Tool
 from core.trials.evidence import (
-    NOT_EXECUTED,
-    PLANNING_FAILED,
     Rerank,
     Step,
     Trial,
+    TrialOutcome,
     TrialReport,
     classify,
 )
@@ -86,14 +86,14 @@ def run_trial(query: str, tool: Tool, rank: int, router: Router | None, ops: Tri
     if not plan_call.ok or plan is None:
         steps.append(Step("plan", "failed", {"tool": tool.key}, None, secs, plan_call.call_id,
                           f"the planner gave no usable plan: {plan_call.error}"))
-        return Trial(tool.key, tool.name, rank, PLANNING_FAILED, f"no usable plan ({plan_call.error})", tuple(steps))
+        return Trial(tool.key, tool.name, rank, TrialOutcome.PLANNING_FAILED, f"no usable plan ({plan_call.error})", tuple(steps))
     plan_out = {"arguments": json_safe(dict(plan.arguments)), "missing": list(plan.missing), "note": plan.note,
                 "sources": dict(plan.sources)}
     if plan.missing:
         steps.append(Step("plan", "failed", {"tool": tool.key}, plan_out, secs, plan_call.call_id,
                           f"the request gives no value for {', '.join(plan.missing)}"))
         reason = f"required input the request cannot supply: {', '.join(plan.missing)}"
-        return Trial(tool.key, tool.name, rank, PLANNING_FAILED, reason, tuple(steps))
+        return Trial(tool.key, tool.name, rank, TrialOutcome.PLANNING_FAILED, reason, tuple(steps))
     steps.append(Step("plan", "ok", {"tool": tool.key}, plan_out, secs, plan_call.call_id))
 
     executor = router.for_tool(tool) if router is not None else None
@@ -102,8 +102,8 @@ def run_trial(query: str, tool: Tool, rank: int, router: Router | None, ops: Tri
                           note="no executor can reach this tool"))
         if config.simulate and config.simulate_unexecuted:
             return _simulated(query, tool, rank, ops, plan.arguments, "no executor can reach this tool", steps,
-                              NOT_EXECUTED, "not executed: no executor", "")
-        return Trial(tool.key, tool.name, rank, NOT_EXECUTED, "no executor can reach this tool", tuple(steps))
+                              TrialOutcome.NOT_EXECUTED, "not executed: no executor", "")
+        return Trial(tool.key, tool.name, rank, TrialOutcome.NOT_EXECUTED, "no executor can reach this tool", tuple(steps))
     result: ExecutionResult = executor.call(tool, plan.arguments, timeout=config.timeout)
     call_in = {"executor": executor.name, "tool": tool.name, "arguments": plan_out["arguments"]}
     if result.isolation:  # which isolation held for this call (the sandbox says; MCP and HTTP calls carry none)
@@ -148,22 +148,19 @@ def run_trials(query_id: str, query: str, gold: Sequence[str], candidates: Seque
     top = list(candidates)[: config.k]
     if len({t.key for t in top}) != len(top):
         raise ValueError(f"query {query_id!r}: the candidate list repeats a tool")
-    done: dict[str, Trial] = dict(store.load(query_id)) if store is not None else {}
-    todo = [(i + 1, t) for i, t in enumerate(top) if t.key not in done]
-    if progress:
-        progress(len(top) - len(todo), len(top))
 
-    def one(item: tuple[int, Tool]) -> Trial:
-        trial = run_trial(query, item[1], item[0], router, ops, config)
+    def save(_item: tuple[int, Tool], trial: Trial) -> None:
         if store is not None:
             store.save(query_id, trial)
-        return trial
 
-    with ThreadPoolExecutor(max_workers=min(config.concurrency, max(len(todo), 1))) as pool:
-        for trial in pool.map(one, todo):
-            done[trial.key] = trial
-            if progress:
-                progress(sum(t.key in done for t in top), len(top))
+    def report(done: int, total: int, _name: str) -> None:
+        if progress:
+            progress(done, total)
+
+    done = run_stage([(i + 1, t) for i, t in enumerate(top)],
+                     lambda item: run_trial(query, item[1], item[0], router, ops, config),
+                     key=lambda item: item[1].key, stored=store.load(query_id) if store is not None else None,
+                     save=save, workers=config.concurrency, name=query_id, progress=report)
     trials = tuple(done[t.key] for t in top)
     return TrialReport(query_id, query, tuple(gold), tuple(t.key for t in top), trials, rerank(query, trials, ops),
                        strategy)

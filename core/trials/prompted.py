@@ -8,6 +8,7 @@ from datetime import date
 from typing import Any
 
 from core.llm.base import LLMBadResponse, RoleCall
+from core.llm.framework import PromptedRoles
 from core.llm.parsing import parse_json_object
 from core.models import Tool
 from core.trials import prompts
@@ -50,22 +51,20 @@ def parse_rerank(text: str, trials: Sequence[Trial]) -> RerankAnswer:
     return RerankAnswer(tuple(order), {str(k): str(v) for k, v in reasons.items() if k in keys})
 
 
-class PromptedTrialOperators:
-    def __init__(self, operators) -> None:
-        self.ops = operators
-        self.name = operators.name
-        self.model = operators.model
+class PromptedTrialOperators(PromptedRoles):
+    """The :class:`core.trials.roles.TrialOperators` roles, each one chat call through prompted operators."""
+
+    family = "trials"
+    system = prompts.SYSTEM
 
     def plan_call(self, query: str, tool: Tool, *, today: date) -> RoleCall:
-        return self.ops._call("plan_call", prompts.plan_call(query, tool, today), lambda t: parse_plan(t, tool), 0.0,
-                              system=prompts.SYSTEM)
+        return self._ask("plan_call", prompts.plan_call(query, tool, today), lambda t: parse_plan(t, tool), 0.0)
 
     def simulate_response(self, query: str, tool: Tool, arguments: Mapping[str, Any], error: str) -> RoleCall:
         def parse(text: str) -> Any:
             return parse_json_object(text, {"response": (dict, list, str, int, float)})["response"]
-        return self.ops._call("simulate_response", prompts.simulate_response(query, tool, arguments, error), parse,
-                              0.3, system=prompts.SYSTEM)
+        return self._ask("simulate_response", prompts.simulate_response(query, tool, arguments, error), parse, 0.3)
 
     def holistic_rerank(self, query: str, trials: Sequence[Trial]) -> RoleCall:
-        return self.ops._call("holistic_rerank", prompts.holistic_rerank(query, trials),
-                              lambda t: parse_rerank(t, trials), 0.0, system=prompts.SYSTEM)
+        return self._ask("holistic_rerank", prompts.holistic_rerank(query, trials), lambda t: parse_rerank(t, trials),
+                         0.0)

@@ -1,4 +1,4 @@
-"""The three LLM roles of a trial behind one protocol, looked up by name.
+"""The three LLM roles of a trial behind one protocol (the ``trials`` family of :mod:`core.llm.framework`).
 
 Roles (GRETEL §3.2, Table 1's components): the Planner fills a call from the query and the tool's schema,
 the Simulator stands in a plausible answer when a call failed for a reason outside the tool's design, and
@@ -16,8 +16,6 @@ from typing import Any, Protocol
 from core.llm.base import RoleCall
 from core.models import Tool
 from core.trials.evidence import Trial
-
-KINDS = ("offline", "prompted")
 
 
 @dataclass(frozen=True)
@@ -52,17 +50,3 @@ class TrialOperators(Protocol):
         """GRETEL §3.2.2: all candidates re-ranked on their evidence (value: :class:`RerankAnswer`)."""
         ...
 
-
-def make_trial_operators(kind: str, *, operators: Any = None, ledger: Any = None, seed: int = 0) -> TrialOperators:
-    """``offline`` (rules, no model) or ``prompted`` (the chat backend inside prompted ``operators``)."""
-    if kind == "offline":
-        from core.trials.offline import OfflineTrialOperators
-
-        return OfflineTrialOperators(ledger=ledger, seed=seed)
-    if kind == "prompted":
-        from core.trials.prompted import PromptedTrialOperators
-
-        if operators is None or not hasattr(operators, "backend"):
-            raise ValueError("the prompted trial roles need prompted LLM operators (an endpoint), not offline ones")
-        return PromptedTrialOperators(operators)
-    raise ValueError(f"unknown trial operators {kind!r}; valid kinds: {', '.join(KINDS)}")

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.context import LLMConfig, build_context
+from core.llm.framework import make_roles
 from core.models import Query, Tool
 from core.strategies.registry import accepted_params, make_strategy, strategy_class
 from core.trials.evidence import Trial, TrialReport
 from core.trials.measures import score_reports
 from core.trials.pipeline import Router, TrialConfig, rerun_candidate, run_trials
-from core.trials.roles import make_trial_operators
 from storage import runs
 
 KIND = "trials"
@@ -104,7 +104,7 @@ def run_trial_set(ws: Any, version_id: int, queries: Sequence[Query], router: Ro
     needs_llm = "operators" in accepted_params(strategy_class(strategy))
     impl = make_strategy(strategy, engine, context=context if needs_llm else {}, **params)
     kind = "offline" if llm.kind == "offline" else "prompted"
-    ops = make_trial_operators(kind, operators=context["operators"], ledger=context["operators"].ledger, seed=seed)
+    ops = make_roles("trials", kind, operators=context["operators"], ledger=context["operators"].ledger, seed=seed)
     by_key: dict[str, Tool] = {t.key: t for t in engine.tools}
     store = SqlTrialStore(ws.db, run.id)
     items = runs.load_items(ws.db, run.id)
@@ -153,12 +153,12 @@ def _metrics(db: Any, run_id: int, reports: Sequence[TrialReport], config: Trial
     return metrics
 
 
-def load_trial_run(db: Any, run_id: int) -> tuple[runs.RunInfo, tuple[TrialReport, ...]]:
+def load_trial_run(ws: Any, run_id: int) -> tuple[runs.RunInfo, tuple[TrialReport, ...]]:
     """A stored trials run and its finished reports, in query order."""
-    info = next((r for r in runs.list_runs(db, kind=KIND, limit=10_000) if r.id == run_id), None)
-    if info is None:
+    info = runs.get_run(ws.db, run_id)
+    if info is None or info.kind != KIND:
         raise ValueError(f"no trials run with id {run_id}")
-    items = runs.load_items(db, run_id)
+    items = runs.load_items(ws.db, run_id)
     order = info.config.get("query_ids", [])
     return info, tuple(TrialReport.from_json(items[q]) for q in order if q in items)
 
@@ -167,7 +167,7 @@ def rerun_in_run(ws: Any, run_id: int, query_id: str, tool_key: str, router: Rou
                  llm: LLMConfig | None = None, seed: int = 0, api_key: str | None = None) -> TrialReport:
     """Try one candidate of a stored report again; the new report is stored as ``Q!rerun-N`` (the original
     stays, so the history of a candidate is kept) and returned."""
-    info, reports = load_trial_run(ws.db, run_id)
+    info, reports = load_trial_run(ws, run_id)
     report = next((r for r in reports if r.query_id == query_id), None)
     if report is None:
         raise ValueError(f"run {run_id} has no finished query {query_id!r}")
@@ -180,7 +180,7 @@ def rerun_in_run(ws: Any, run_id: int, query_id: str, tool_key: str, router: Rou
     engine = ws.search_engine(info.version_id)
     context = build_context(ws.db, engine, info.version_id, llm, seed=seed, run_id=run_id, api_key=api_key)
     kind = "offline" if llm.kind == "offline" else "prompted"
-    ops = make_trial_operators(kind, operators=context["operators"], ledger=context["operators"].ledger, seed=seed)
+    ops = make_roles("trials", kind, operators=context["operators"], ledger=context["operators"].ledger, seed=seed)
     fresh = rerun_candidate(report, tool, router, ops, config)
     n = sum(1 for k in runs.load_items(ws.db, run_id) if k.startswith(f"{query_id}!rerun-"))
     runs.add_item(ws.db, run_id, f"{query_id}!rerun-{n + 1}", {"tool": tool_key, **fresh.to_json()})

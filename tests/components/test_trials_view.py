@@ -20,16 +20,7 @@ from components.trials_view import (
     taxonomy_chart,
     trial_row,
 )
-from core.trials.evidence import (
-    EXECUTION_FAILURE,
-    FUNCTIONAL_SUCCESS,
-    NOT_EXECUTED,
-    PLANNING_FAILED,
-    Rerank,
-    Step,
-    Trial,
-    TrialReport,
-)
+from core.trials.evidence import Rerank, Step, Trial, TrialOutcome, TrialReport
 
 FLIGHTS = {"origin": "JFK", "destination": "LHR",
            "flights": [{"flight_number": "EU692", "airline": "EuroJet"}, {"flight_number": "SK985"}]}
@@ -49,9 +40,11 @@ def _success() -> Trial:
         Step("execute", "ok", {"executor": "mcp-demo", "tool": "search_flights",
                                "arguments": {"origin": "JFK", "destination": "LHR"}, "isolation": "bwrap+seccomp"},
              FLIGHTS, 0.0208),
-        Step("classify", "ok", {}, {"outcome": FUNCTIONAL_SUCCESS}, 0.0, note="the call ran and returned a result"),
+        Step("classify", "ok", {}, {"outcome": TrialOutcome.FUNCTIONAL_SUCCESS}, 0.0,
+             note="the call ran and returned a result"),
     )
-    return Trial("k1", "search_flights", 3, FUNCTIONAL_SUCCESS, "the call ran and returned a result", steps,
+    return Trial("k1", "search_flights", 3, TrialOutcome.FUNCTIONAL_SUCCESS, "the call ran and returned a result",
+                 steps,
                  executor="mcp-demo")
 
 
@@ -68,13 +61,14 @@ def test_a_successful_trial_reads_as_plan_call_answer_verdict():
     assert row.answer.lines == ("origin: JFK", "destination: LHR",
                                 "flights: 2 items — first: {flight_number: EU692, airline: EuroJet}")
     assert (row.outcome, row.reason, row.simulated) == (
-        FUNCTIONAL_SUCCESS, "the call ran and returned a result", False)
+        TrialOutcome.FUNCTIONAL_SUCCESS, "the call ran and returned a result", False)
     # the row reads the same from a stored record
     assert trial_row(Trial.from_json(json.loads(json.dumps(_success().to_json())))) == row
 
 
 def test_a_plan_that_misses_a_value_stops_the_row_and_works_without_sources():
-    trial = Trial("k2", "get_seat_map", 4, PLANNING_FAILED, "required input the request cannot supply: flight",
+    trial = Trial("k2", "get_seat_map", 4, TrialOutcome.PLANNING_FAILED,
+                  "required input the request cannot supply: flight",
                   (_plan({"date": "2026-03-12"}, missing=["flight"], status="failed"),))
     row = trial_row(trial)
     assert row.plan.arguments == (ArgumentRow("date", "2026-03-12"), ArgumentRow("flight", "missing", "", True))
@@ -89,7 +83,7 @@ def test_a_plan_that_misses_a_value_stops_the_row_and_works_without_sources():
 
 
 def test_a_planner_that_gave_no_plan_shows_its_error():
-    trial = Trial("k3", "x", 1, PLANNING_FAILED, "no usable plan (bad JSON)",
+    trial = Trial("k3", "x", 1, TrialOutcome.PLANNING_FAILED, "no usable plan (bad JSON)",
                   (Step("plan", "failed", {"tool": "x"}, None, 0.2, note="the planner gave no usable plan: bad JSON"),))
     row = trial_row(trial)
     assert row.plan.arguments == () and row.plan.note == "the planner gave no usable plan: bad JSON"
@@ -103,10 +97,11 @@ def test_a_simulated_answer_is_flagged_and_the_call_error_kept():
         Step("execute", "failed", {"executor": "http", "arguments": {"q": "x"}},
              {"error": "read timed out", "kind": "timeout"}, 8.0),
         Step("simulate", "ok", {"error": "read timed out"}, sim, 0.05),
-        Step("classify", "ok", {}, {"outcome": EXECUTION_FAILURE, "simulation_used": True}, 0.0,
+        Step("classify", "ok", {}, {"outcome": TrialOutcome.EXECUTION_FAILURE, "simulation_used": True}, 0.0,
              note="timeout: read timed out"),
     )
-    row = trial_row(Trial("k4", "calc", 2, EXECUTION_FAILURE, "timeout: read timed out", steps, True, "http"))
+    row = trial_row(Trial("k4", "calc", 2, TrialOutcome.EXECUTION_FAILURE, "timeout: read timed out", steps, True,
+                          "http"))
     assert row.call.status == "failed" and row.call.note == "error kind: timeout"
     assert row.answer.kind == "simulated" and row.answer.lines == ("result: 42",) and row.answer.full == sim
     assert "not by the tool" in row.answer.note and "read timed out" in row.answer.note
@@ -116,7 +111,7 @@ def test_a_simulated_answer_is_flagged_and_the_call_error_kept():
 def test_a_failed_call_without_simulation_shows_the_error_as_the_answer():
     steps = (_plan({}), Step("execute", "failed", {"executor": "sandbox"},
                              {"error": "ValueError: no such city", "kind": "invalid_params"}, 0.3))
-    row = trial_row(Trial("k5", "f", 1, EXECUTION_FAILURE, "x", steps))
+    row = trial_row(Trial("k5", "f", 1, TrialOutcome.EXECUTION_FAILURE, "x", steps))
     assert row.call.note == "error kind: invalid_params"
     assert row.answer.kind == "error" and row.answer.lines == ("ValueError: no such city",)
     assert row.plan.arguments == ()
@@ -125,7 +120,7 @@ def test_a_failed_call_without_simulation_shows_the_error_as_the_answer():
 def test_a_tool_no_executor_reaches_is_skipped():
     steps = (_plan({"a": 1}), Step("execute", "skipped", {"arguments": {"a": 1}}, None, 0.0,
                                    note="no executor can reach this tool"))
-    row = trial_row(Trial("k6", "f", 1, NOT_EXECUTED, "no executor can reach this tool", steps))
+    row = trial_row(Trial("k6", "f", 1, TrialOutcome.NOT_EXECUTED, "no executor can reach this tool", steps))
     assert (row.call.status, row.call.note) == ("skipped", "no executor can reach this tool")
     assert row.answer.kind == "none"
     assert row.plan.arguments == (ArgumentRow("a", "1"),)  # a number shown as JSON
@@ -183,11 +178,12 @@ def test_step_headings_and_verdict_words():
     assert step_status("failed", 8.0) == "✗ failed · 8.0 s"
     assert step_status("skipped", 0.0) == "○ skipped"
     assert step_status("not reached", 0.0) == "not reached"
-    assert outcome_words(FUNCTIONAL_SUCCESS) == "Functional success"
+    assert outcome_words(TrialOutcome.FUNCTIONAL_SUCCESS) == "Functional success"
 
 
 def test_ranking_table_shows_moves_and_drops_the_gold_column_without_gold():
-    trials = (_success(), Trial("k2", "other", 1, PLANNING_FAILED, "missing", (_plan({}, status="failed"),)))
+    trials = (_success(),
+              Trial("k2", "other", 1, TrialOutcome.PLANNING_FAILED, "missing", (_plan({}, status="failed"),)))
     rerank = Rerank(("k1", "k2"), {"k1": "tier 0", "k2": "tier 4"})
     free = TrialReport("free", "fly me", (), ("k2", "k1"), trials, rerank)
     table = ranking_table(free, {"k1": "search_flights", "k2": "other"})
@@ -209,7 +205,8 @@ def test_query_set_tables_and_the_taxonomy_chart():
     (row,) = reports_table([long], 5).to_dict("records")
     assert len(row["text"]) == 90 and row["text"].endswith("…") and row["gold rank before"] is None
     assert row["successes in top 5"] == 1
-    fig = taxonomy_chart({"counts": {FUNCTIONAL_SUCCESS: 3, PLANNING_FAILED: 1}, "judged": 4, "k": 5})
+    fig = taxonomy_chart({"counts": {TrialOutcome.FUNCTIONAL_SUCCESS: 3, TrialOutcome.PLANNING_FAILED: 1},
+                          "judged": 4, "k": 5})
     bar = fig.data[0]
     assert list(bar.text) == ["3 (75%)", "0 (0%)", "0 (0%)", "1 (25%)", "0 (0%)"]
     assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text and "top-5" in fig.layout.title.text

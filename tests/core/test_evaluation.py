@@ -3,6 +3,7 @@ import math
 import pytest
 
 import core.evaluation as evaluation
+from core.scoring import METRICS, score
 from core.workspace import Workspace
 from storage import runs
 
@@ -25,6 +26,70 @@ def test_eval_scores_and_stores_every_query(ws, tiny_queries):
     assert set(items) == {"q1", "q2", "q3"}
     assert items["q2"]["keys"][0] == "convert_currency"
     assert 0 <= out.metrics["recall@3"] <= 1 and "ndcg@3" in out.metrics
+
+
+def test_eval_is_run_then_score_and_stores_the_metrics_in_their_old_shape(ws, tiny_queries):
+    ws, report = ws
+    out = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3)
+    stored = runs.get_run(ws.db, out.run_id)
+    assert stored.status == "done" and dict(stored.metrics) == dict(out.metrics)
+    assert list(stored.metrics) == ["n_queries", "ndcg@3", "precision@3", "recall@3", "comprehensiveness@3", "mrr",
+                                    "csr@3", "llm_calls", "llm_errors", "seconds_per_query"]
+    # the stored run scored again gives the stored numbers
+    again = score(evaluation.load_run(ws, out.run_id))
+    assert {**again.as_dict(), **evaluation.load_run(ws, out.run_id).measures} == dict(stored.metrics)
+
+
+def test_run_strategy_stores_answers_and_its_own_measures_only(ws, tiny_queries):
+    ws, report = ws
+    run = evaluation.run_strategy(ws, report.version.id, report.query_set.id, tiny_queries, k=3,
+                                  params={"mode": "bm25"})
+    assert run.query_ids == ("q1", "q2", "q3") and run.k == 3 and run.label == f"#{run.run_id} query (mode=bm25)"
+    assert run.queries[1].ranking[0] == "convert_currency" and run.queries[1].gold == ("convert_currency",)
+    assert all(q.selected is not None and len(q.ranking) == 3 for q in run.queries)
+    stored = runs.get_run(ws.db, run.run_id)
+    assert stored.status == "done" and set(stored.metrics) == {"llm_calls", "llm_errors", "seconds_per_query"}
+    assert dict(run.measures) == dict(stored.metrics) and run.resumed_items == 0
+    # the Runs table scores a run nobody scored yet, at its own k
+    row = evaluation.run_rows(ws)[0]
+    assert row.run_id == run.run_id and row.metrics["recall"] == score(run).mean("recall")
+
+
+def test_a_stored_run_is_rescored_with_new_metrics_without_running_again(ws, tiny_queries, monkeypatch):
+    ws, report = ws
+    out = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3, params={"mode": "bm25"})
+    monkeypatch.setattr(evaluation, "make_strategy", lambda *a, **kw: pytest.fail("ran the strategy again"))
+    run = evaluation.load_run(ws, out.run_id)
+    at1 = score(run, metrics=["ndcg@1", "recall@1", "mrr"])
+    # q1 and q2 start with their one gold tool; q3's top 1 holds one of its two
+    assert [q.ranking[0] for q in run.queries] == ["get_weather", "convert_currency", "stock_quote"]
+    assert at1.values("recall@1") == (1.0, 1.0, 0.5) and at1.values("ndcg@1") == (1.0, 1.0, 1.0)
+    assert round(at1.mean("mrr"), 6) == out.metrics["mrr"]
+    assert score(run).as_dict()["recall@3"] == out.metrics["recall@3"]
+    with pytest.raises(ValueError, match="was made at k = 3 and stored its top 3 only"):
+        score(run, metrics=["ndcg@5"])
+
+
+def test_load_run_finds_by_id_and_reads_old_items(db, hashing_embedder):
+    ws = Workspace(db, hashing_embedder)
+    run = runs.open_run(db, "eval", {"k": 3, "strategy": "query"}, strategy="query")
+    # q1 selected exactly its gold, q2 a superset of it, q3 nothing
+    runs.add_item(db, run.id, "q1", {"keys": ["a", "b", "c"], "gold": ["a"], "selected": ["a"]}, 0.5)
+    runs.add_item(db, run.id, "q2", {"keys": ["a", "b", "c"], "gold": ["a"], "selected": ["a", "b"]})
+    runs.add_item(db, run.id, "q3", {"keys": ["a", "b", "c"], "gold": ["a"], "selected": []})
+    # stored before selections were kept: the stand-in takes the first |gold| = 1 key, [a] == {a}
+    runs.add_item(db, run.id, "q4", {"keys": ["a", "b", "c"], "gold": ["a"]})
+    loaded = evaluation.load_run(ws, run.id)
+    assert loaded.k == 3 and loaded.queries[0].seconds == 0.5 and loaded.queries[3].selected is None
+    report = score(loaded)
+    assert report.values("csr") == (1.0, 0.0, 0.0, 1.0) and report.csr_stand_in == 1
+    assert report.values("recall") == (1.0,) * 4  # the ranking metrics ignore the selection
+    with pytest.raises(ValueError, match="no run with id 999"):
+        evaluation.load_run(ws, 999)
+    merge = runs.open_run(db, "merge", {"k": 3})
+    with pytest.raises(ValueError, match=f"run #{merge.id} is a merge run, not an evaluation run"):
+        evaluation.load_run(ws, merge.id)
+    assert evaluation.unfinished_eval_runs(ws) == 1  # the eval run above was never finished
 
 
 def test_interrupted_eval_resumes_without_duplicates(ws, tiny_queries, monkeypatch):
@@ -107,7 +172,7 @@ def _selector_calls(db, run_id):
 
 
 def test_eval_stores_a_selection_per_query_and_scores_csr_from_it(ws, tiny_queries):
-    from core.metrics import score_rankings
+    from dataclasses import replace
 
     ws, report = ws
     out = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3)
@@ -119,8 +184,9 @@ def test_eval_stores_a_selection_per_query_and_scores_csr_from_it(ws, tiny_queri
     assert items["q1"]["selected"] == ["get_weather"] and items["q2"]["selected"] == ["convert_currency"]
     assert out.metrics["csr@3"] == pytest.approx(2 / 3)
     # the old stand-in (the first |gold| keys) would have scored q3 a hit, and the run 1.0
-    stand_in = score_rankings({q: i["keys"] for q, i in items.items()}, {q.id: q.gold for q in tiny_queries}, 3)
-    assert stand_in.csr == 1.0 and "csr_stand_in_queries" not in out.metrics
+    run = evaluation.load_run(ws, out.run_id)
+    stand_in = score(replace(run, queries=tuple(replace(q, selected=None) for q in run.queries)))
+    assert stand_in.mean("csr") == 1.0 and stand_in.csr_stand_in == 3 and "csr_stand_in_queries" not in out.metrics
     # one offline select_tools call per query, recorded under the run; no other LLM calls for `query`
     calls = _selector_calls(ws.db, out.run_id)
     assert len(calls) == 3 and {c.backend for c in calls} == {"offline"}
@@ -317,7 +383,7 @@ def test_run_rows_read_each_run_at_its_own_k_and_list_playground_strategies(ws, 
     finish_playground_run(ws.db, free)
     unfinished = runs.open_run(ws.db, "eval", {"strategy": "query", "k": 3}, version_id=vid, strategy="query")
 
-    rows = evaluation.run_rows(ws.db)
+    rows = evaluation.run_rows(ws)
     assert [(r.run_id, r.kind, r.strategy) for r in rows] == [
         (free, "playground", "query"), (play, "playground", "query"), (at5.run_id, "eval", "query"),
         (at3.run_id, "eval", "query")]  # newest first; the unfinished eval run is not listed
@@ -339,7 +405,7 @@ def test_run_rows_read_each_run_at_its_own_k_and_list_playground_strategies(ws, 
     assert p.metrics["recall"] == 1.0 and p.metrics["ndcg"] == pytest.approx(1 / math.log2(3))
     assert p.metrics["csr"] is None and p.metrics["mrr"] is None
     assert rows[0].metrics["recall"] is None  # a typed query without gold: not measured
-    assert evaluation.run_rows(ws.db, version_id=vid + 1) == ()
+    assert evaluation.run_rows(ws, version_id=vid + 1) == ()
 
 
 def test_run_rows_of_runs_stored_before_calls_and_seconds_were_kept(ws, tiny_queries):
@@ -347,7 +413,7 @@ def test_run_rows_of_runs_stored_before_calls_and_seconds_were_kept(ws, tiny_que
     out = evaluation.evaluate(ws, report.version.id, report.query_set.id, tiny_queries, k=3)
     old = {k: v for k, v in out.metrics.items() if k not in ("llm_calls", "llm_errors", "seconds_per_query")}
     runs.finish_run(ws.db, out.run_id, old)
-    row = evaluation.run_rows(ws.db)[0]
+    row = evaluation.run_rows(ws)[0]
     assert (row.llm_calls, row.llm_errors) == (3, 0)  # from the ledger
     expected = sum(runs.item_seconds(ws.db, out.run_id).values()) / 3
     assert row.seconds_per_query == pytest.approx(expected, abs=1e-4)
@@ -355,7 +421,7 @@ def test_run_rows_of_runs_stored_before_calls_and_seconds_were_kept(ws, tiny_que
 
 def _row(run_id, strategy, *, k=5, version=1, query_set=1, kind="eval", params=""):
     return evaluation.RunRow(run_id, kind, version, "c v1", query_set, "qs", strategy, params, "not used", k, 10,
-                             dict.fromkeys(evaluation.ROW_METRICS, 0.5), 0, 0, 0.01, "done", None)
+                             dict.fromkeys(METRICS, 0.5), 0, 0, 0.01, "done", None)
 
 
 def test_default_comparison_starts_from_a_query_run_with_company():

@@ -143,7 +143,7 @@ def test_trials_survive_faults(ws, faulty):
     config = TrialConfig(k=4, simulate=True, simulate_unexecuted=True, today="2026-01-05", concurrency=2)
     run = run_trial_set(ws, report.version.id, QUERIES, None, config=config, llm=_llm(faulty, max_retries=1),
                         seed=2, query_set_id=report.query_set.id)
-    info, reports = load_trial_run(ws.db, run.run_id)
+    info, reports = load_trial_run(ws, run.run_id)
     assert info.status == "done" and len(reports) == len(QUERIES)
     calls, errors = _ledger_checks(ws.db, run.run_id, faulty, exact=False)
     assert info.metrics["llm_calls"] == calls and info.metrics["llm_errors"] == errors  # what Trials shows
@@ -159,15 +159,14 @@ def test_trials_survive_faults(ws, faulty):
 
 def test_role_answers_parse_for_every_role(faulty):
     """Without faults the plausible answers are usable: no call of any role fails."""
-    from core.llm.factory import make_operators
+    from core.llm.framework import make_roles
     from core.llm.ledger import MemoryLedger
-    from core.merging.judge import make_judge
     from core.trials.prompted import PromptedTrialOperators
 
     faulty.faults(rate=0.0)
     ledger = MemoryLedger()
-    ops = make_operators("openai", ledger=ledger, base_url=faulty.url, model="m", api_key="k", max_retries=0,
-                         timeout=2.0)
+    ops = make_roles("strategy", "openai", ledger=ledger, base_url=faulty.url, model="m", api_key="k",
+                     max_retries=0, timeout=2.0)
     a, b = TOOLS[0], TOOLS[1]
     results = [
         ops.pseudo_tools("weather in Paris"), ops.refine("x", "y", ["z"], "q"), ops.refine_all(["a"], ["b"], "q"),
@@ -176,7 +175,7 @@ def test_role_answers_parse_for_every_role(faulty):
         ops.score_retrieval("q", ["a"]), ops.synthetic_queries("doc", 3), ops.extract_intents("do x and y"),
         ops.select_tools("q", [("k1", "blurb"), ("k2", "b")]),
     ]
-    judge = make_judge("prompted", operators=ops)
+    judge = make_roles("merge", "prompted", operators=ops)
     results += [judge.classify_pair(a, b, 0.9), judge.audit_cluster([a, b]), judge.merged_doc(a, [b])]
     trial_ops = PromptedTrialOperators(ops)
     from datetime import date
@@ -199,6 +198,7 @@ def test_pages_show_the_failed_calls(tmp_path, monkeypatch, faulty, hashing_embe
     from core.evaluation import evaluate
     from storage.catalogs import get_version, list_query_sets, load_queries
     from storage.db import make_engine
+    from tests.pages.conftest import settle
 
     url = f"sqlite:///{tmp_path / 'app.db'}"
     monkeypatch.setenv("TOOLATLAS_DB_URL", url)
@@ -209,8 +209,8 @@ def test_pages_show_the_failed_calls(tmp_path, monkeypatch, faulty, hashing_embe
     # every Auto-Correction audit gets an unusable answer, so the page must call those clusters out
     faulty.respond = lambda body: ("no idea" if '"verdict": "MERGE_OK"' in body["messages"][-1]["content"]
                                    else role_answer(body))
-    at.switch_page("pages/merge_review.py").run()
-    at.button(key="merge_run").click().run()
+    settle(at.switch_page("pages/merge_review.py").run())  # the first visit embeds the demo as a job
+    settle(at.button(key="merge_run").click().run())
     assert not at.exception, at.exception
     shown = [c.value for c in at.caption if c.value.startswith("Judge calls failed:")]
     assert shown, [c.value for c in at.caption]

@@ -1,11 +1,19 @@
-"""Background jobs: one thread per key, joined while running, cancelled at the next progress report, errors and
-results kept for whoever reads them later."""
+"""Background jobs: one job per key, joined while running, run on a bounded set of workers, cancelled at the next
+progress report, errors and results kept for whoever reads them later."""
 
 import threading
+import time
 
 import pytest
 
-from core.jobs import CANCELLED, DONE, FAILED, RUNNING, JobCancelled, Jobs
+from core.jobs import CANCELLED, DONE, FAILED, RUNNING, JobCancelled, Jobs, _Workers
+
+
+def _until(condition, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        threading.Event().wait(0.01)
 
 
 def test_a_job_runs_off_the_calling_thread_and_keeps_its_result():
@@ -127,3 +135,81 @@ def test_progress_is_clamped_to_the_unit_interval():
     assert job.state().share == 1.0
     gate.set()
     job.wait(10)
+
+
+def test_more_jobs_than_workers_all_finish_never_more_than_the_bound_at_once():
+    jobs, lock, gate = Jobs(workers=2), threading.Lock(), threading.Event()
+    active, peak = [0], [0]
+
+    def work(job, i):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        gate.wait(10)
+        with lock:
+            active[0] -= 1
+        return i
+
+    started = [jobs.start(i, lambda job, i=i: work(job, i)) for i in range(7)]
+    _until(lambda: active[0] == 2)
+    assert all(j.state().status == RUNNING for j in started)  # the five waiting for a worker read as running
+    gate.set()
+    assert [j.result(timeout=10) for j in started] == list(range(7))
+    assert peak[0] == 2
+
+
+def test_jobs_reach_the_workers_in_the_order_they_were_started():
+    jobs, gate, order = Jobs(workers=1), threading.Event(), []
+    first = jobs.start("first", lambda job: gate.wait(10))
+    rest = [jobs.start(i, lambda job, i=i: order.append(i)) for i in range(5)]
+    gate.set()
+    first.wait(10)
+    for j in rest:
+        j.wait(10)
+    assert order == [0, 1, 2, 3, 4]
+
+
+def test_a_job_waiting_for_a_worker_is_cancelled_at_once():
+    jobs, gate, ran = Jobs(workers=1), threading.Event(), []
+    busy = jobs.start("busy", lambda job: gate.wait(10))
+    queued = jobs.start("queued", lambda job: ran.append("queued"))
+    assert jobs.cancel("queued") is True
+    assert queued.wait(1)  # over without a worker
+    assert queued.state().status == CANCELLED and "before it started" in queued.state().error
+    again = jobs.start("queued", lambda job: ran.append("again") or "ran")
+    assert again is not queued  # a cancelled queued job is not waited for
+    gate.set()
+    assert again.result(timeout=10) == "ran" and busy.result(timeout=10) is True
+    assert ran == ["again"]
+
+
+def test_a_job_chained_after_a_cancelled_one_still_runs_when_the_workers_are_full():
+    """Every worker busy with an old job being cancelled and a new job for each key queued behind it: each new
+    job takes a worker only after its old one, which already holds one, so all finish."""
+    jobs, release = Jobs(workers=2), threading.Event()
+    began = []
+
+    def old(job, key):
+        began.append(key)
+        release.wait(10)  # a call under way: it ignores cancel until it returns
+        job.report(0.5)
+
+    olds = {key: jobs.start(key, lambda job, key=key: old(job, key)) for key in ("a", "b")}
+    _until(lambda: len(began) == 2)
+    news = {}
+    for key in ("a", "b"):
+        olds[key].cancel()
+        news[key] = jobs.start(key, lambda job, key=key: f"new {key}")
+    release.set()
+    assert {key: job.result(timeout=10) for key, job in news.items()} == {"a": "new a", "b": "new b"}
+    assert all(o.state().status == CANCELLED for o in olds.values())
+
+
+def test_idle_worker_threads_end_and_new_work_starts_new_ones():
+    workers, done = _Workers(2, idle_seconds=0.05), []
+    for i in range(3):
+        workers.submit(lambda i=i: done.append(i))
+    _until(lambda: sorted(done) == [0, 1, 2])
+    _until(lambda: workers._threads == 0)  # nothing left to do: the threads are gone
+    workers.submit(lambda: done.append(3))
+    _until(lambda: done[-1] == 3)

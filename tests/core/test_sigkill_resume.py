@@ -27,11 +27,12 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
 DRIVER = """
 import sys
 import core.cli as cli
+import core.cli.common as common
 from core.workspace import Workspace
 from storage.db import make_engine
 from tests.conftest import HashingEmbedder
 
-cli.build_workspace = lambda settings: Workspace(make_engine(settings.db_url), HashingEmbedder())
+common.build_workspace = lambda settings: Workspace(make_engine(settings.db_url), HashingEmbedder())
 raise SystemExit(cli.main(sys.argv[1:]))
 """
 

@@ -80,3 +80,35 @@ def test_engine_and_map_jobs_are_shared_and_end_in_the_caches(db, hashing_embedd
     assert (ws.projection(version, "pca") == coords).all()
     with pytest.raises(ValueError, match="umap"):
         ws.start_projection(version, "spiral")  # a bad method fails in the caller, not in a thread
+
+
+def test_store_reads_go_through_the_workspace(db, hashing_embedder, tiny_tools, tiny_queries):
+    ws = Workspace(db, hashing_embedder)
+    report = ws.import_tools("tiny", tiny_tools, queries=tiny_queries, query_set="gold")
+    version = report.version.id
+    assert [c.name for c in ws.catalogs()] == ["tiny"]
+    assert (ws.version(version).catalog_name, ws.version(version).number) == ("tiny", 1)
+    with pytest.raises(ValueError):
+        ws.version(version + 1)
+    (gold,) = ws.query_sets("tiny")
+    assert gold.name == "gold" and ws.query_sets("other") == ()
+    assert ws.queries(gold.id) == tiny_queries
+    assert [q.id for q in ws.queries(gold.id, split="dev")] == ["q3"]
+    assert not ws.has_projection(version, "pca")
+    ws.projection(version, "pca")
+    assert ws.has_projection(version, "pca") and not ws.has_projection(version, "pca", {"seed": 1})
+
+
+def test_the_store_url_hides_its_password(hashing_embedder):
+    from sqlalchemy import create_engine
+
+    ws = Workspace(create_engine("postgresql+psycopg://atlas:secret@db.example/atlas"), hashing_embedder)
+    assert ws.store_url == "postgresql+psycopg://atlas:***@db.example/atlas"
+
+
+def test_check_store_says_whether_a_store_answers(tmp_path):
+    from core.workspace import check_store
+
+    assert check_store(f"sqlite:///{tmp_path / 'here.db'}") == (True, "Reachable.")
+    ok, message = check_store(f"sqlite:///{tmp_path / 'missing' / 'dir' / 'x.db'}")
+    assert not ok and message.startswith("Not reachable: OperationalError")

@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.conftest import settle
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 pytestmark = pytest.mark.slow
@@ -22,7 +24,7 @@ def app(tmp_path, monkeypatch):
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Tool Atlas"  # the root is the Start page
-    at.switch_page("pages/catalog.py").run()
+    settle(at.switch_page("pages/catalog.py").run())  # the first visit embeds the demo as a background job
     assert not at.exception, at.exception
     return at
 
@@ -70,49 +72,9 @@ def test_tool_cards_show_the_documentation_quality(app):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_other_pages_render(app, page):
-    app.switch_page(page).run()
+    settle(app.switch_page(page).run())
     assert not app.exception, app.exception
     assert app.title
-
-
-def test_playground_runs_strategies(app):
-    app.switch_page("pages/playground.py").run()
-    assert not app.exception, app.exception
-    app.button(key="play_run").click().run()
-    assert not app.exception, app.exception
-    frame = app.dataframe[0].value
-    assert list(frame["strategy"]) == ["query", "scattershot", "memetic"]
-    assert frame["LLM calls"].iloc[2] > 0
-    assert len(app.get("plotly_chart")) >= 3  # population animations, votes, fitness
-
-
-def test_playground_runs_are_stored_and_an_earlier_one_can_be_reopened(app):
-    app.switch_page("pages/playground.py").run()
-    app.multiselect(key="play_strategies").set_value(["query", "scattershot"]).run()
-    app.button(key="play_run").click().run()
-    app.multiselect(key="play_strategies").set_value(["memetic"]).run()
-    app.button(key="play_run").click().run()
-    assert not app.exception, app.exception
-    stored = next(s for s in app.selectbox if s.label == "Stored run")
-    assert len(stored.options) == 2 and "memetic" in stored.options[0]  # the newest, shown
-    assert list(app.dataframe[0].value["strategy"]) == ["memetic"]
-    stored.set_value(stored.options[1]).run()  # the first run, read back from the store
-    assert not app.exception, app.exception
-    assert list(app.dataframe[0].value["strategy"]) == ["query", "scattershot"]
-
-
-def test_playground_session_memory_carries_over_between_runs(app):
-    app.switch_page("pages/playground.py").run()
-    app.multiselect(key="play_strategies").set_value(["memetic"]).run()
-    app.toggle(key="play_memory").set_value(True).run()
-    app.button(key="play_run").click().run()
-    app.button(key="play_run").click().run()
-    assert not app.exception, app.exception
-    readout = next(c.value for c in app.caption if c.value.startswith("Session memory:"))
-    before = int(readout.split(": ")[1].split(" entries")[0])
-    assert before > 0, readout  # the second run started from what the first one stored
-    app.button(key="play_clear_memory").click().run()
-    assert any(c.value == "Memory entries: none yet" for c in app.caption)
 
 
 def test_settings_checks_report_reachability(app, monkeypatch):
@@ -163,7 +125,7 @@ def test_runs_page_compares_stored_runs(tmp_path, monkeypatch):
     evaluate(ws, version.id, qs.id, queries, params={"mode": "dense"})
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
-    at.switch_page("pages/catalog.py").run()  # the first visit embeds the demo as a background job
+    settle(at.switch_page("pages/catalog.py").run())  # the first visit embeds the demo as a background job
     at.switch_page("pages/runs.py").run()
     assert not at.exception, at.exception
     assert any("p (paired permutation)" in frame.value.columns for frame in at.dataframe)
@@ -175,9 +137,9 @@ def test_runs_page_compares_stored_runs(tmp_path, monkeypatch):
 
 
 def test_merge_review_runs_accepts_and_exports(app):
-    app.switch_page("pages/merge_review.py").run()
+    settle(app.switch_page("pages/merge_review.py").run())
     assert not app.exception, app.exception
-    app.button(key="merge_run").click().run()
+    settle(app.button(key="merge_run").click().run())
     assert not app.exception, app.exception
     metrics = {m.label: m.value for m in app.metric}
     assert int(metrics["Clusters"]) >= 1 and int(metrics["After (reviewed)"]) < int(metrics["Tools before"])
@@ -192,10 +154,10 @@ def test_merge_review_runs_accepts_and_exports(app):
 
 
 def test_merge_review_measures_before_and_after(app):
-    app.switch_page("pages/merge_review.py").run()
-    app.button(key="merge_run").click().run()
+    settle(app.switch_page("pages/merge_review.py").run())
+    settle(app.button(key="merge_run").click().run())
     charts = len(app.get("plotly_chart"))
-    app.toggle(key="merge_measures").set_value(True).run()
+    settle(app.toggle(key="merge_measures").set_value(True).run())
     assert not app.exception, app.exception
     table = app.dataframe[0].value
     assert list(table.columns[:3]) == ["measure", "before", "after"]
@@ -205,33 +167,33 @@ def test_merge_review_measures_before_and_after(app):
     assert 0.0 <= recall["before"] <= 1.0 and 0.0 <= recall["after"] <= 1.0
     assert len(app.get("plotly_chart")) == charts + 1  # the silhouette curves
     assert any("as reviewed" in c.value for c in app.caption)
-    app.number_input(key="merge_measures_k").set_value(3).run()  # another k: measured again, not the cached k = 5
+    settle(app.number_input(key="merge_measures_k").set_value(3).run())  # another k: measured again, not the k = 5
     assert not app.exception, app.exception
     assert "Recall@3" in set(app.dataframe[0].value["measure"])
 
 
 def test_overlap_map_colours_by_cluster_after_a_merge(app):
-    app.switch_page("pages/merge_review.py").run()
-    app.button(key="merge_run").click().run()
-    app.switch_page("pages/overlap_map.py").run()
+    settle(app.switch_page("pages/merge_review.py").run())
+    settle(app.button(key="merge_run").click().run())
+    settle(app.switch_page("pages/overlap_map.py").run())
     assert not app.exception, app.exception
-    app.radio(key="overlap_method").set_value("pca").run()
-    app.radio(key="overlap_colour").set_value("merge cluster").run()
-    app.toggle(key="overlap_links").set_value(True).run()
-    app.text_input(key="overlap_search").input("convert currency").run()
+    settle(app.radio(key="overlap_method").set_value("pca").run())
+    settle(app.radio(key="overlap_colour").set_value("merge cluster").run())
+    settle(app.toggle(key="overlap_links").set_value(True).run())
+    settle(app.text_input(key="overlap_search").input("convert currency").run())
     assert not app.exception, app.exception
     assert any("search hits" in c.value for c in app.caption) and any("neighbour links" in c.value for c in app.caption)
-    app.toggle(key="overlap_silhouette").set_value(True).run()
+    settle(app.toggle(key="overlap_silhouette").set_value(True).run())
     assert not app.exception, app.exception
     assert len(app.get("plotly_chart")) >= 2  # original and merged side by side in one figure, then the silhouette curves
 
 
 def test_trials_page_runs_one_query_and_shows_the_trace(app):
-    app.switch_page("pages/trials.py").run()
+    settle(app.switch_page("pages/trials.py").run())
     assert not app.exception, app.exception
     query = app.selectbox(key="trials_query")
     query.select_index(next(i for i, q in enumerate(query.options) if "26.2 miles" in q)).run()
-    app.button(key="trials_run").click().run()
+    settle(app.button(key="trials_run").click().run())
     assert not app.exception, app.exception
     table = app.dataframe[0].value
     assert len(table) == 10 and "convert_units" in set(table["tool"])
@@ -249,10 +211,10 @@ def test_overlap_map_parameters_make_their_own_cached_map(app):
     from storage.catalogs import get_version
     from storage.db import make_engine
 
-    app.switch_page("pages/overlap_map.py").run()
+    settle(app.switch_page("pages/overlap_map.py").run())
     assert not app.exception, app.exception
-    app.radio(key="overlap_method").set_value("tsne").run()
-    app.slider(key="overlap_tsne_perp").set_value(5).run()
+    settle(app.radio(key="overlap_method").set_value("tsne").run())
+    settle(app.slider(key="overlap_tsne_perp").set_value(5).run())
     assert not app.exception, app.exception
     db = make_engine(os.environ["TOOLATLAS_DB_URL"])
     version = get_version(db, "demo")
@@ -269,17 +231,17 @@ def test_settings_switch_the_tool_text_for_this_session(app):
     app.button(key="set_use_tool_text").click().run()
     assert not app.exception, app.exception
     assert app.session_state["settings_overrides"]["text_with_parameters"] is False
-    app.switch_page("pages/catalog.py").run()
+    settle(app.switch_page("pages/catalog.py").run())  # another tool text: embedded again, as a job
     app.text_input(key="search_query").input("convert dollars to euros").run()
     assert not app.exception, app.exception
     assert any("results in" in c.value for c in app.caption)
 
 
 def test_trials_page_runs_a_query_set_as_a_background_job(app):
-    app.switch_page("pages/trials.py").run()
+    settle(app.switch_page("pages/trials.py").run())
     app.radio(key="trials_view").set_value("Query set").run()
     app.number_input(key="trials_limit").set_value(3).run()
-    app.button(key="trials_run_set").click().run()
+    settle(app.button(key="trials_run_set").click().run())
     assert not app.exception, app.exception
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["Queries"] == "3" and int(metrics["Trials"]) >= 3
@@ -339,15 +301,15 @@ def test_trials_page_runs_python_tools_only_in_the_sandbox_when_asked(tmp_path, 
                     queries=[Query("q1", "convert 26.2 miles to kilometres", ("to_km",))])
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
-    at.switch_page("pages/trials.py").run()
-    at.sidebar.selectbox(key="sel_catalog").select("pycat").run()
+    settle(at.switch_page("pages/trials.py").run())
+    settle(at.sidebar.selectbox(key="sel_catalog").select("pycat").run())
     assert not at.exception, at.exception
     sandbox = at.toggle(key="trials_sandbox_pycat")
     assert sandbox.label == "Run the catalog's 1 Python tool in the sandbox" and sandbox.value is False
     sandbox.set_value(True).run()
     shown = " ".join(c.value for c in at.caption) + " ".join(w.value for w in at.warning)
     assert "Python tools run in" in shown, shown
-    at.button(key="trials_run").click().run()
+    settle(at.button(key="trials_run").click().run())
     assert not at.exception, at.exception
     version = get_version(ws.db, "pycat")
     assert [t.key for t in load_tools(ws.db, version.id)] == ["to_km", "weather"]

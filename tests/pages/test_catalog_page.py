@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.conftest import settle
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 pytestmark = pytest.mark.slow
@@ -22,7 +24,7 @@ def test_delete_a_catalog_from_the_page_falls_back_to_the_demo(tmp_path, monkeyp
     at = AppTest.from_file(APP, default_timeout=180)
     at.query_params["catalog"] = "pets"  # a shared link
     at.run()
-    at.switch_page("pages/catalog.py").run()
+    settle(at.switch_page("pages/catalog.py").run())
     assert not at.exception, at.exception
     assert at.sidebar.selectbox(key="sel_catalog").value == "pets"
     delete = at.button(key="delete_button")
@@ -30,7 +32,7 @@ def test_delete_a_catalog_from_the_page_falls_back_to_the_demo(tmp_path, monkeyp
     at.text_input(key="delete_confirm").input("pet").run()
     assert at.button(key="delete_button").disabled
     at.text_input(key="delete_confirm").input("pets").run()
-    at.button(key="delete_button").click().run()
+    settle(at.button(key="delete_button").click().run())  # the demo it falls back to is embedded first
     assert not at.exception, at.exception
     assert [c.name for c in list_catalogs(ws.db)] == ["demo"]
     assert at.sidebar.selectbox(key="sel_catalog").value == "demo"

@@ -1,12 +1,15 @@
-"""AppTest of the Strategy playground: after a run, the richest strategy opens first with its search map,
-ranking, votes, fitness and lineage; one generation numbering on every figure; the gold star drawn on top;
-legends in words; the vote-ordered ranking shows its votes instead of an out-of-order score."""
+"""AppTest of the Strategy playground: a run is a background job the page follows, then the richest strategy
+opens first with its search map, ranking, votes, fitness and lineage; one generation numbering on every figure;
+the gold star drawn on top; legends in words; the vote-ordered ranking shows its votes instead of an
+out-of-order score. Runs are stored and reopen; the session memory carries over; Cancel stops a run."""
 
 import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.pages.conftest import settle
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -23,15 +26,33 @@ def _figures(at: AppTest) -> dict[str, dict]:
     return out
 
 
-def test_a_run_opens_on_the_evolving_strategy_with_one_generation_numbering(db_url):
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.switch_page("pages/playground.py").run()
+def _detail(at: AppTest):
+    return next((w.proto for w in at.get("button_group") if "play_detail" in w.proto.id), None)
+
+
+def _run(at: AppTest) -> AppTest:
+    """Press Run and rerun the page until the run (a background job) and the first catalog map are over."""
+    settle(at.button(key="play_run").click().run())
     assert not at.exception, at.exception
+    assert at.session_state["play_job"] is None and _detail(at) is not None
+    return at
+
+
+@pytest.fixture
+def app(db_url):
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    settle(at.switch_page("pages/playground.py").run())  # the first visit embeds the demo as a background job
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_run_opens_on_the_evolving_strategy_with_one_generation_numbering(app):
+    at = app
     assert at.title[0].value == "Strategy playground"
     assert "Start here" in at.caption[0].value  # one line on what the page is for and what to do first
     at.multiselect(key="play_strategies").set_value(["query", "memetic"]).run()
-    at.button(key="play_run").click().run()
-    assert not at.exception, at.exception
+    _run(at)
 
     # the outcome table is best first
     outcome = next(d.value for d in at.dataframe if "nDCG@5" in d.value.columns)
@@ -72,3 +93,52 @@ def test_a_run_opens_on_the_evolving_strategy_with_one_generation_numbering(db_u
     ranking = next(d.value for d in at.dataframe if "votes" in d.value.columns)
     assert list(ranking.columns) == ["rank", "tool", "ancestor", "votes", "mean rank"]
     assert list(ranking["rank"]) == list(range(1, len(ranking) + 1))
+
+
+def test_playground_runs_strategies(app):
+    _run(app)
+    frame = app.dataframe[0].value
+    assert list(frame["strategy"]) == ["query", "scattershot", "memetic"]
+    assert frame["LLM calls"].iloc[2] > 0
+    assert len(app.get("plotly_chart")) >= 3  # population animations, votes, fitness
+
+
+def test_playground_runs_are_stored_and_an_earlier_one_can_be_reopened(app):
+    app.multiselect(key="play_strategies").set_value(["query", "scattershot"]).run()
+    _run(app)
+    app.multiselect(key="play_strategies").set_value(["memetic"]).run()
+    _run(app)
+    stored = next(s for s in app.selectbox if s.label == "Stored run")
+    assert len(stored.options) == 2 and "memetic" in stored.options[0]  # the newest, shown
+    assert list(app.dataframe[0].value["strategy"]) == ["memetic"]
+    stored.set_value(stored.options[1]).run()  # the first run, read back from the store
+    assert not app.exception, app.exception
+    assert list(app.dataframe[0].value["strategy"]) == ["query", "scattershot"]
+
+
+def test_playground_session_memory_carries_over_between_runs(app):
+    app.multiselect(key="play_strategies").set_value(["memetic"]).run()
+    app.toggle(key="play_memory").set_value(True).run()
+    _run(app)
+    _run(app)
+    readout = next(c.value for c in app.caption if c.value.startswith("Session memory:"))
+    before = int(readout.split(": ")[1].split(" entries")[0])
+    assert before > 0, readout  # the second run started from what the first one stored
+    assert any(c.value.startswith("Memory entries: memetic ") for c in app.caption)
+    app.button(key="play_clear_memory").click().run()
+    assert any(c.value == "Memory entries: none yet" for c in app.caption)
+
+
+def test_a_run_under_way_shows_its_progress_and_cancel_stops_it(app):
+    app.multiselect(key="play_strategies").set_value(["query"]).run()
+    _run(app)  # the catalog map is computed once: the page that says the run was cancelled draws at once
+    app.multiselect(key="play_strategies").set_value(["memetic", "memetic_v2", "scattershot"]).run()
+    app.button(key="play_run").click().run()
+    assert not app.exception, app.exception
+    assert app.button(key="play_run").disabled  # one run at a time per session
+    settle(app.button(key="play_cancel").click().run())
+    assert app.session_state["play_job"] is None
+    assert any("The playground run was cancelled" in i.value for i in app.info), [i.value for i in app.info]
+    stored = next(s for s in app.selectbox if s.label == "Stored run")
+    assert stored.options[0].endswith("· stopped")
+    assert not app.button(key="play_run").disabled

@@ -84,8 +84,9 @@ def test_an_evaluation_started_on_the_page_lands_in_the_table(db_url):
 
 def test_runs_at_other_k_and_playground_runs_show_without_none(db_url):
     from core.context import LLMConfig
-    from core.evaluation import evaluate, select_queries
+    from core.evaluation import evaluate, load_run, select_queries
     from core.playground_runs import finish_playground_run, open_playground_run, record_strategy
+    from core.scoring import score
     from core.settings import Settings, build_workspace
     from core.strategies.registry import make_strategy
     from storage.catalogs import list_query_sets, load_queries
@@ -126,3 +127,13 @@ def test_runs_at_other_k_and_playground_runs_show_without_none(db_url):
     assert list(summary["role"]) == ["baseline", "compared"] and list(summary["k"]) == [5, 5]
     # the per-query table: a score for every query of the baseline
     _no_none(_frame(at, "text"))
+
+    # one cut-off for both: their stored rankings scored again at k = 3, nothing run again; CSR is not re-cut
+    at.selectbox(key="runs_cutoff_5").set_value(3).run()
+    assert not at.exception, at.exception
+    summary = _frame(at, "role")
+    _no_none(summary)
+    assert list(summary["k"]) == [3, 3] and "CSR@k" not in summary.columns
+    expected = [score(load_run(ws, r.run_id), metrics=["recall@3"]).mean("recall") for r in (first, bm25)]
+    assert list(summary["recall@k"]) == pytest.approx(expected)
+    assert "CSR" not in [o for s in at.selectbox if s.label == "Metric" for o in s.options]

@@ -6,13 +6,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.conftest import settle
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 pytestmark = pytest.mark.slow
 
 
 def _timeline(at: AppTest) -> AppTest:
-    at.switch_page("pages/timeline.py").run()
+    settle(at.switch_page("pages/timeline.py").run())
     assert not at.exception, at.exception
     return at
 
@@ -82,7 +84,7 @@ def test_run_timeline_runs_as_a_background_job_and_shows_its_run(db_url):
     at = _timeline(AppTest.from_file(APP, default_timeout=300))
     at.multiselect(key="timeline_methods").set_value(["original"]).run()
     at.number_input(key="timeline_queries_timeline").set_value(4).run()
-    at.button(key="timeline_run").click().run()
+    settle(at.button(key="timeline_run").click().run())
     assert not at.exception, at.exception
     ws = build_workspace(Settings(db_url=db_url))
     stored = list_runs(ws.db, kind="evolution")
@@ -101,13 +103,13 @@ def test_running_the_same_timeline_again_opens_the_stored_run_until_asked_to_run
     at = _timeline(AppTest.from_file(APP, default_timeout=300))
     at.multiselect(key="timeline_methods").set_value(["original"]).run()
     at.number_input(key="timeline_queries_timeline").set_value(3).run()
-    at.button(key="timeline_run").click().run()
+    settle(at.button(key="timeline_run").click().run())
     assert not at.exception, at.exception
     ws = build_workspace(Settings(db_url=db_url))
     first = list_runs(ws.db, kind="evolution")
     assert [r.status for r in first] == ["done"]
 
-    at.button(key="timeline_run").click().run()  # the same settings: nothing new is computed or stored
+    settle(at.button(key="timeline_run").click().run())  # the same settings: nothing new is computed or stored
     assert not at.exception, at.exception
     assert [r.id for r in list_runs(ws.db, kind="evolution")] == [first[0].id]
     assert any(f"Already run: timeline #{first[0].id}" in i.value for i in at.sidebar.info)
@@ -116,7 +118,7 @@ def test_running_the_same_timeline_again_opens_the_stored_run_until_asked_to_run
     assert any("Already run" in i.value for i in at.sidebar.info)
     assert at.button(key="timeline_run_again").label == "Run again anyway"
 
-    at.button(key="timeline_run_again").click().run()  # asked explicitly: a second run is stored
+    settle(at.button(key="timeline_run_again").click().run())  # asked explicitly: a second run is stored
     assert not at.exception, at.exception
     stored = list_runs(ws.db, kind="evolution")
     assert len(stored) == 2 and stored[0].id != first[0].id and stored[0].status == "done"
@@ -124,7 +126,7 @@ def test_running_the_same_timeline_again_opens_the_stored_run_until_asked_to_run
     assert not any("Already run" in i.value for i in at.sidebar.info)
 
     at.number_input(key="timeline_queries_timeline").set_value(2).run()  # other settings: a new timeline
-    at.button(key="timeline_run").click().run()
+    settle(at.button(key="timeline_run").click().run())
     assert not at.exception, at.exception
     assert len(list_runs(ws.db, kind="evolution")) == 3
     assert not any("Already run" in i.value for i in at.sidebar.info)

@@ -16,6 +16,18 @@ def test_import_round_trips_tools(db, tiny_tools):
     assert store.load_tools(db, v.id) == tiny_tools
 
 
+def test_parameters_keep_their_order_and_extra_its_characters(db):
+    from core.models import Tool
+
+    tool = Tool("t/x", "x", "Find x", {"type": "object", "properties": {"query": {"type": "string"},
+                                                                      "k": {"type": "integer"}},
+                                       "required": ["query"]}, extra={"note": "métrique ✓", "nul": "a\x00b"})
+    v = store.import_catalog(db, "order", [tool])
+    (back,) = store.load_tools(db, v.id)
+    assert back == tool
+    assert back.parameter_names == ("query", "k")  # the order prompts show (jsonb would put k first)
+
+
 def test_same_content_reuses_version_and_change_adds_one(db, tiny_tools):
     v1 = store.import_catalog(db, "tiny", tiny_tools)
     again = store.import_catalog(db, "tiny", tiny_tools)

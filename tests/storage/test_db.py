@@ -1,6 +1,6 @@
 import sqlite3
 
-from storage.db import make_engine, redact_url, resolve_db_url
+from storage.db import json_text, make_engine, redact_url, resolve_db_url
 
 
 def test_env_url_wins_over_default(monkeypatch, tmp_path):
@@ -26,3 +26,17 @@ def test_sqlite_file_uses_wal(tmp_path):
 
 def test_redact_hides_password():
     assert "secret" not in redact_url("postgresql://u:secret@localhost/db")
+
+
+def test_json_text_keeps_characters_and_key_order_and_stringifies_what_json_cannot_hold():
+    from datetime import date
+
+    value = {"b": "é ✓", "a": date(2024, 1, 2), "t": (1, 2)}
+    assert json_text(value) == '{"b": "é ✓", "a": "2024-01-02", "t": [1, 2]}'
+
+
+def test_strict_json_text_writes_non_finite_numbers_as_null():
+    value = {"x": [1.5, float("nan")], "y": (float("-inf"),), "z": "NaN"}
+    assert json_text(value) == '{"x": [1.5, NaN], "y": [-Infinity], "z": "NaN"}'
+    assert json_text(value, strict=True) == '{"x": [1.5, null], "y": [null], "z": "NaN"}'
+    assert json_text({"x": 1.0}, strict=True) == '{"x": 1.0}'

@@ -66,3 +66,29 @@ def test_find_done_answers_only_a_finished_run_with_the_same_config(db):
     second = runs.open_run(db, "trials", config, resume=False)
     runs.finish_run(db, second.id, {})
     assert runs.find_done(db, "trials", config).id == second.id  # the newest
+
+
+def test_config_reads_back_sorted_and_as_json_whatever_the_callers_order_and_types(db):
+    from datetime import date
+
+    run = runs.open_run(db, "eval", {"z": 1, "a": {"y": (1, 2), "b": date(2024, 1, 2)}})
+    for info in (run, runs.get_run(db, run.id)):
+        assert list(info.config) == ["a", "z"] and list(info.config["a"]) == ["b", "y"]
+        assert info.config == {"a": {"b": "2024-01-02", "y": [1, 2]}, "z": 1}  # default=str, tuples as lists
+    assert runs.open_run(db, "eval", {"a": {"b": date(2024, 1, 2), "y": (1, 2)}, "z": 1}).id == run.id
+
+
+def test_items_and_metrics_keep_their_order_unicode_and_stringified_values(db):
+    import math
+    from datetime import date
+
+    run = runs.open_run(db, "eval", {"k": 1})
+    runs.add_item(db, run.id, "q1", {"keys": ["b", "a"], "query": "café ✓ \x00", "when": date(2024, 1, 2)})
+    item = runs.load_items(db, run.id)["q1"]
+    assert list(item) == ["keys", "query", "when"]
+    assert item == {"keys": ["b", "a"], "query": "café ✓ \x00", "when": "2024-01-02"}
+    done = runs.finish_run(db, run.id, {"recall": 0.5, "p": float("nan")})
+    # JSON has no NaN: PostgreSQL's json column gets null, SQLite's text keeps what json.dumps always wrote.
+    p = done.metrics["p"]
+    assert (p is None) if db.dialect.name == "postgresql" else math.isnan(p)
+    assert done.metrics["recall"] == 0.5

@@ -13,10 +13,11 @@ from core.evolution.explore import (
     trace_summary,
 )
 from core.evolution.offline import OfflineAdaptationOperators
-from core.evolution.roles import KNOWN, NOT_EXECUTED, Probe
+from core.evolution.roles import KNOWN, Probe
 from core.execution.router import ExecutorRouter
 from core.execution.sandbox import PythonFunction, SandboxExecutor
 from core.models import Tool
+from core.trials.evidence import TrialOutcome
 
 PARAMS = {"type": "object", "properties": {"city": {"type": "string", "description": "City (e.g. 'Porto')."}},
           "required": ["city"]}
@@ -56,7 +57,7 @@ def test_redundancy_filter_against_explored_and_within_batch():
 
 def test_probe_without_executor_is_recorded_not_executed():
     tr = execute_probe(NEW, Probe(KNOWN, "pollen in Porto", {"city": "Porto"}), None, ExploreConfig())
-    assert not tr.executed and tr.outcome == NOT_EXECUTED and tr.arguments == {"city": "Porto"}
+    assert not tr.executed and tr.outcome == TrialOutcome.NOT_EXECUTED and tr.arguments == {"city": "Porto"}
 
 
 @pytest.fixture

@@ -1,11 +1,11 @@
 import pytest
 
+from core.concurrency import StageCancelled
 from core.evolution.adjust import AdjustConfig
 from core.evolution.docs import STAGE_ADJUST, STAGE_EXPLORE, STAGE_SOURCE, compose
 from core.evolution.evaluate import MemoSelector, dense_retriever
 from core.evolution.offline import OfflineAdaptationOperators
 from core.evolution.pipeline import (
-    Cancelled,
     ContinualRunner,
     EvolutionConfig,
     StepResult,
@@ -97,7 +97,7 @@ def test_resume_from_stored_results_gives_the_same_run(hashing_embedder, router)
     def stop_after_five():
         return len(stored) >= 5
 
-    with pytest.raises(Cancelled):
+    with pytest.raises(StageCancelled):
         runner(hashing_embedder, router).run(METHODS, on_result=lambda r: stored.__setitem__((r.step, r.method), r),
                                      cancelled=stop_after_five)
     assert len(stored) == 5

@@ -17,12 +17,11 @@ from core.evolution.roles import (
     Peer,
     Probe,
     ProbeTrace,
-    make_adaptation_operators,
 )
-from core.llm.factory import make_operators
+from core.llm.framework import make_roles
 from core.llm.ledger import MemoryLedger
 from core.models import Tool
-from core.trials.evidence import FUNCTIONAL_SUCCESS, PARAMETER_MISMATCH
+from core.trials.evidence import TrialOutcome
 from tests.core.llm.conftest import fake  # noqa: F401 - the fake chat server fixture
 
 TOOL = Tool("weather.forecast", "get_forecast", "Daily weather forecast for a city.",
@@ -41,16 +40,18 @@ def _trace(track: str, query: str, ok: bool, outcome: str, response=None, error:
 
 
 TRACES = (
-    _trace(KNOWN, "Weather in Lisbon for three days?", True, FUNCTIONAL_SUCCESS,
+    _trace(KNOWN, "Weather in Lisbon for three days?", True, TrialOutcome.FUNCTIONAL_SUCCESS,
            {"days": [{"t": 21, "humidity": 60}]}),
-    _trace(PEER, "Any storm warnings in Lisbon?", False, PARAMETER_MISMATCH, error="invalid_params: region " + "x" * 900,
+    _trace(PEER, "Any storm warnings in Lisbon?", False, TrialOutcome.PARAMETER_MISMATCH,
+           error="invalid_params: region " + "x" * 900,
            peer="weather.alerts"),
 )
 
 
 def _adapt(server, ledger=None) -> PromptedAdaptationOperators:
-    ops = make_operators("openai", ledger=ledger, base_url=server.url, model="tiny-model", api_key="k", max_retries=0)
-    adapt = make_adaptation_operators("prompted", operators=ops)
+    ops = make_roles("strategy", "openai", ledger=ledger, base_url=server.url, model="tiny-model", api_key="k",
+                     max_retries=0)
+    adapt = make_roles("adaptation", "prompted", operators=ops)
     assert isinstance(adapt, PromptedAdaptationOperators)
     return adapt
 
@@ -278,8 +279,8 @@ def test_every_call_is_recorded_in_the_ledger(fake):  # noqa: F811
 
 def test_factory_rejects_offline_operators_and_unknown_kinds():
     with pytest.raises(ValueError, match="prompted LLM operators"):
-        make_adaptation_operators("prompted", operators=make_operators("offline"))
+        make_roles("adaptation", "prompted", operators=make_roles("strategy", "offline"))
     with pytest.raises(ValueError, match="prompted LLM operators"):
-        make_adaptation_operators("prompted")
+        make_roles("adaptation", "prompted")
     with pytest.raises(ValueError, match="offline, prompted"):
-        make_adaptation_operators("chatty")
+        make_roles("adaptation", "chatty")

@@ -44,9 +44,11 @@ def test_versions_run_is_stored_and_summarised(ws):
     assert len(items) == 2 * (1 + 3 * 4)  # per seed: the sequence and one item per (step, method)
     assert run.sequences[0]["labels"] == ["v1", "v2", "v3"]
     assert run.llm_calls > 0  # offline roles are recorded in the ledger too
-    again = load_evolution(ws.db, run.run_id)
+    again = load_evolution(ws, run.run_id)
     assert again.summary == run.summary and len(again.results) == len(run.results)
-    assert [r.id for r in list_evolution_runs(ws.db, "weather")] == [run.run_id]
+    assert [r.id for r in list_evolution_runs(ws, "weather")] == [run.run_id]
+    with pytest.raises(ValueError, match="no timeline run"):
+        load_evolution(ws, run.run_id + 1)
     json.dumps(run.to_json())  # the CLI prints it
 
 
@@ -115,7 +117,7 @@ def test_bad_specs_fail_before_anything_is_stored(ws):
         run_evolution(ws, spec(), [])
     with pytest.raises(ValueError, match=r"no version\(s\) \[9\]"):
         run_evolution(ws, spec(version_numbers=(1, 9)), QUERIES)
-    assert list_evolution_runs(ws.db) == ()
+    assert list_evolution_runs(ws) == ()
 
 
 def answer_like_a_model(body):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli_mcp import add_import_mcp_parser, cmd_import_mcp
+from core.cli.mcp import cmd_import_mcp, register
 from core.importers.errors import CatalogImportError
 from core.importers.mcp_live import load_mcp_server
 from core.models import McpServer
@@ -48,7 +48,7 @@ def test_empty_command_is_refused():
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolatlas")
-    add_import_mcp_parser(parser.add_subparsers(dest="command", required=True))
+    register(parser.add_subparsers(dest="command", required=True))
     return parser
 
 

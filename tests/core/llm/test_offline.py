@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.concurrency import map_concurrent
 from core.llm.ledger import MemoryLedger
 from core.llm.offline import OfflineOperators, mutation_rate
-from core.llm.pool import map_concurrent
 from core.llm.vocabulary import CatalogVocabulary
 
 DOCS = [

@@ -4,10 +4,10 @@ import time
 
 import pytest
 
+from core.concurrency import map_concurrent
 from core.llm.base import LLMBadResponse, LLMError, LLMRateLimited, LLMServerError, LLMTimeout
 from core.llm.ledger import MemoryLedger
 from core.llm.openai_backend import LLMRejected, OpenAIChatBackend, retry_after_seconds
-from core.llm.pool import map_concurrent
 from core.llm.prompted import PromptedOperators
 
 SECRET = "sk-test-very-secret-0123456789"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.importers.openai_tools import load_openai_tools
-from core.merging.judge import make_judge
+from core.llm.framework import make_roles
 from core.merging.pipeline import MergeConfig, run_merge
 from core.search.engine import SearchEngine
 
@@ -33,7 +33,8 @@ def demo(minilm):
                                                                 (0.72, 0.95, 0.4), (0.68, 0.95, 0.5)])
 def test_planted_duplicates_merge_and_lookalikes_do_not(demo, threshold, min_precision, min_recall):
     engine, planted = demo
-    result = run_merge(engine.tools, engine.vectors, make_judge("offline"), MergeConfig(threshold=threshold))
+    result = run_merge(engine.tools, engine.vectors, make_roles("merge", "offline"),
+                       MergeConfig(threshold=threshold))
     merged = {frozenset(p) for c in result.clusters for g in c.groups for p in itertools.combinations(g, 2)}
     hits = merged & planted["duplicate"]
     assert merged, "nothing merged"
@@ -44,9 +45,10 @@ def test_planted_duplicates_merge_and_lookalikes_do_not(demo, threshold, min_pre
 
 def test_autocorrection_splits_chained_clusters_at_a_low_threshold(demo):
     engine, planted = demo
-    result = run_merge(engine.tools, engine.vectors, make_judge("offline"), MergeConfig(threshold=0.72))
+    result = run_merge(engine.tools, engine.vectors, make_roles("merge", "offline"),
+                       MergeConfig(threshold=0.72))
     assert result.merge_bad >= 1
-    without = run_merge(engine.tools, engine.vectors, make_judge("offline"),
+    without = run_merge(engine.tools, engine.vectors, make_roles("merge", "offline"),
                         MergeConfig(threshold=0.72, autocorrect=False))
     assert without.merge_ok == without.merge_bad == 0
     assert len(set(result.phi.values())) > len(set(without.phi.values()))  # splits keep more tools

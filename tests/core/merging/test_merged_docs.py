@@ -4,9 +4,9 @@ import re
 
 import pytest
 
+from core.llm.framework import make_roles
 from core.merging.docs import first_sentence, merged_description, merged_tool, purpose_sentence
 from core.merging.integrity import MergeIntegrityError, check_parameters, parameter_losses
-from core.merging.judge import make_judge
 from core.models import Tool
 
 
@@ -58,7 +58,7 @@ def test_a_long_list_of_replaced_tools_is_shortened():
 
 
 def test_offline_judge_writes_the_reader_description():
-    doc = make_judge("offline").merged_doc(GCD, [MATH_GCD]).value
+    doc = make_roles("merge", "offline").merged_doc(GCD, [MATH_GCD]).value
     assert doc == "Greatest common divisor of two integers. It replaces math_gcd, which did the same job."
 
 

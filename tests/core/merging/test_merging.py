@@ -2,12 +2,13 @@ import numpy as np
 import pytest
 
 from core.llm.base import LLMBadResponse, RoleCall
+from core.llm.framework import make_roles
 from core.merging.candidates import candidate_pairs, threshold_sweep
 from core.merging.docs import merged_parameters
 from core.merging.features import name_tokens
 from core.merging.graph import components, phi_of, relabel, representative
 from core.merging.integrity import MergeIntegrityError, check_integrity, check_split
-from core.merging.judge import AuditJudgement, PairJudgement, make_judge
+from core.merging.judge import AuditJudgement, PairJudgement
 from core.merging.measures import coverage, relabel_queries
 from core.merging.offline_judge import OfflineJudge
 from core.merging.pipeline import MemoryMergeStore, MergeConfig, run_merge
@@ -193,9 +194,9 @@ def test_relabel_queries_and_coverage_by_hand():
     assert coverage(calls, merged).tccr == 0.8  # the paper's looser "any merged tool" form serves c{p} via a
 
 
-def test_make_judge_lookup():
-    assert make_judge("offline").name == "offline"
-    with pytest.raises(ValueError, match="valid judges: offline, prompted"):
-        make_judge("oracle")
-    with pytest.raises(ValueError, match="needs prompted"):
-        make_judge("prompted")
+def test_merge_roles_by_kind():
+    assert isinstance(make_roles("merge", "offline"), OfflineJudge)
+    with pytest.raises(ValueError, match="valid kinds: offline, prompted, openai"):
+        make_roles("merge", "oracle")
+    with pytest.raises(ValueError, match="prompted merge roles need prompted LLM operators"):
+        make_roles("merge", "prompted")

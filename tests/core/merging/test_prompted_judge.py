@@ -1,7 +1,6 @@
 
-from core.llm.factory import make_operators
+from core.llm.framework import make_roles
 from core.llm.ledger import MemoryLedger
-from core.merging.judge import make_judge
 from core.merging.pipeline import MergeConfig, run_merge
 from tests.core.llm.conftest import fake  # noqa: F401 - the fake chat server fixture
 from tests.core.merging.test_merging import _catalog
@@ -14,9 +13,9 @@ def test_prompted_judge_against_a_chat_server(fake):  # noqa: F811
         ("ok", "{BEGIN} Greatest common divisor of two integers. {END}"),
     ]
     ledger = MemoryLedger()
-    ops = make_operators("openai", ledger=ledger, base_url=fake.url, model="tiny-model", api_key="k",
+    ops = make_roles("strategy", "openai", ledger=ledger, base_url=fake.url, model="tiny-model", api_key="k",
                          max_retries=0)
-    judge = make_judge("prompted", operators=ops)
+    judge = make_roles("merge", "prompted", operators=ops)
     tools, v = _catalog()
     result = run_merge(tools, v, judge, MergeConfig(threshold=0.9, max_workers=1))
     assert result.pairs[0].same and result.pairs[0].reason == "both compute the gcd"

@@ -83,7 +83,7 @@ def test_without_endpoints_the_names_and_identifiers_still_keep_movie_and_tv_apa
 def test_a_merge_forced_by_a_careless_judge_still_drops_no_parameter(films):
     class YesJudge(OfflineJudge):  # says "same" to everything, as a careless model might
         def classify_pair(self, a, b, cosine):
-            return self._call("classify_pair", {"a": a.key, "b": b.key}, lambda: PairJudgement(True, "looks alike"))
+            return self._call("classify_pair", {"a": a.key, "b": b.key}, lambda _rng: PairJudgement(True, "looks alike"))
 
     vectors = np.ones((len(films), 4), dtype=np.float32)
     result = run_merge(films, vectors, YesJudge(), MergeConfig(threshold=0.5, autocorrect=False))

@@ -80,3 +80,21 @@ def test_finish_and_list_merge_runs(merged):
     assert open_merge_run(db, run.version_id, MergeConfig(threshold=0.9).as_dict(), "offline").id != run.id
     with pytest.raises(ValueError, match=f"merge run {run.id}: status 'paused'"):
         finish_merge_run(db, run.id, {}, status="paused")
+
+
+def test_a_review_is_loaded_and_decided_through_the_workspace(merged, hashing_embedder):
+    from core.merging.review import decide, load_review
+    from core.workspace import Workspace
+
+    db, run, tools, _v, result = merged
+    ws = Workspace(db, hashing_embedder)
+    cid = result.clusters[0].id
+    assert load_review(ws, run.id, result, tools).decisions == ()
+    decide(ws, run.id, cid, "move", {"key": "gcd_v2", "to_group": 1})
+    decide(ws, run.id, cid, "accept")
+    review = load_review(ws, run.id, result, tools)
+    assert [d.action for d in review.history(cid)] == ["move", "accept"] and review.history("c999") == ()
+    assert review.states[cid].status == "accepted"
+    assert [t.key for t in review.reviewed] == ["gcd", "gcd_v2", "weather"] and review.phi["math_gcd"] == "gcd"
+    with pytest.raises(ValueError, match="valid actions"):
+        decide(ws, run.id, cid, "approve")

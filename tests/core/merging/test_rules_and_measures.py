@@ -5,11 +5,11 @@ import threading
 import numpy as np
 import pytest
 
+from core.llm.framework import make_roles
 from core.llm.ledger import MemoryLedger
 from core.merging.candidates import threshold_sweep
 from core.merging.features import _stem, evidence
 from core.merging.integrity import MergeIntegrityError, check_integrity, check_split
-from core.merging.judge import make_judge
 from core.merging.measures import (
     offline_selector,
     relabel_queries,
@@ -66,7 +66,7 @@ def test_pair_rules_from_names_and_schemas():
 
 def test_offline_judge_records_every_call_in_the_ledger():
     ledger = MemoryLedger()
-    j = make_judge("offline", ledger=ledger, seed=3)
+    j = make_roles("merge", "offline", ledger=ledger, seed=3)
     tools, _ = _catalog()
     pair = j.classify_pair(tools[0], tools[1], 0.96)
     audit = j.audit_cluster(tools[:2])

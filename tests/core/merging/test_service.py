@@ -102,3 +102,23 @@ def test_a_cancelled_merge_job_is_stopped_and_the_next_job_resumes_it(db, hashin
     assert resumed.run_id == stopped[0].id
     assert next(r for r in list_merge_runs(db, version) if r.id == resumed.run_id).status == "done"
     assert resumed.result.clusters  # the eight tools at θ = 0.05 do form clusters
+
+
+def test_finished_runs_are_found_by_setting_and_judge_and_carry_their_metrics(db, hashing_embedder, tiny_tools):
+    from core.context import LLMConfig
+    from core.merging.service import finished_merge_run, finished_merge_runs, merge_runs
+
+    ws = Workspace(db, hashing_embedder)
+    version = ws.import_tools("tiny", _with_duplicates(tiny_tools)).version.id
+    low, high = MergeConfig(threshold=0.05), MergeConfig(threshold=0.5)
+    offline = LLMConfig()
+    assert finished_merge_run(ws, version, low, offline) is None and finished_merge_runs(ws, version, offline) == {}
+    first = merge_version(ws, version, low)
+    second = merge_version(ws, version, high)
+    assert [r.id for r in merge_runs(ws, version)] == [second.run_id, first.run_id]  # newest first
+    assert finished_merge_run(ws, version, low, offline).id == first.run_id
+    assert list(finished_merge_runs(ws, version, offline)) == [high, low]
+    assert finished_merge_run(ws, version, low, LLMConfig(kind="openai", model="m")) is None  # another judge
+    # the stored summary comes with the run, fresh or read back
+    assert first.metrics["llm_calls"] == count_calls(db, run_id=first.run_id) > 0
+    assert merge_version(ws, version, low).metrics == first.metrics

@@ -1,13 +1,10 @@
 import pytest
 
 from core.trials.evidence import (
-    EXECUTION_FAILURE,
-    FUNCTIONAL_SUCCESS,
-    PARAMETER_MISMATCH,
-    SEMANTIC_MISMATCH,
     Rerank,
     Step,
     Trial,
+    TrialOutcome,
     TrialReport,
     classify,
     is_empty,
@@ -24,11 +21,11 @@ def test_empty_answers(data, empty):
 
 
 def test_classification_follows_the_taxonomy():
-    assert classify(True, {"km": 42.16})[0] == FUNCTIONAL_SUCCESS
-    assert classify(True, {"flights": []})[0] == SEMANTIC_MISMATCH
-    assert classify(False, None, "invalid_params", "missing 'carrier'")[0] == PARAMETER_MISMATCH
+    assert classify(True, {"km": 42.16})[0] == TrialOutcome.FUNCTIONAL_SUCCESS
+    assert classify(True, {"flights": []})[0] == TrialOutcome.SEMANTIC_MISMATCH
+    assert classify(False, None, "invalid_params", "missing 'carrier'")[0] == TrialOutcome.PARAMETER_MISMATCH
     for kind in ("auth", "not_found", "server", "timeout", "crash"):
-        assert classify(False, None, kind, "boom")[0] == EXECUTION_FAILURE
+        assert classify(False, None, kind, "boom")[0] == TrialOutcome.EXECUTION_FAILURE
 
 
 @pytest.mark.parametrize("data,failure", [
@@ -47,14 +44,14 @@ def test_failures_reported_inside_an_answer(data, failure):
 
 def test_an_answer_that_reports_a_failure_is_a_semantic_mismatch():
     outcome, reason = classify(True, {"error": "no route between the two cities"})
-    assert outcome == SEMANTIC_MISMATCH and "no route between the two cities" in reason
-    assert classify(True, {"status": "done", "km": 12})[0] == FUNCTIONAL_SUCCESS
+    assert outcome == TrialOutcome.SEMANTIC_MISMATCH and "no route between the two cities" in reason
+    assert classify(True, {"status": "done", "km": 12})[0] == TrialOutcome.FUNCTIONAL_SUCCESS
 
 
 def test_report_round_trips_and_reports_moves():
     steps = (Step("plan", "ok", {"tool": "a"}, {"arguments": {"x": 1}}, 0.01),)
-    trials = (Trial("a", "a", 1, EXECUTION_FAILURE, "auth: no key", steps),
-              Trial("b", "b", 2, FUNCTIONAL_SUCCESS, "ok", steps))
+    trials = (Trial("a", "a", 1, TrialOutcome.EXECUTION_FAILURE, "auth: no key", steps),
+              Trial("b", "b", 2, TrialOutcome.FUNCTIONAL_SUCCESS, "ok", steps))
     report = TrialReport("q1", "text", ("b",), ("a", "b"), trials, Rerank(("b", "a"), {"b": "worked"}, "offline"))
     again = TrialReport.from_json(report.to_json())
     assert again == report

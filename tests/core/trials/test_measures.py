@@ -1,13 +1,4 @@
-from core.trials.evidence import (
-    EXECUTION_FAILURE,
-    FUNCTIONAL_SUCCESS,
-    NOT_EXECUTED,
-    PLANNING_FAILED,
-    SEMANTIC_MISMATCH,
-    Rerank,
-    Trial,
-    TrialReport,
-)
+from core.trials.evidence import Rerank, Trial, TrialOutcome, TrialReport
 from core.trials.measures import failure_shares, passes, passes_all, score_reports
 
 
@@ -18,10 +9,12 @@ def _report(qid, gold, before, outcomes, after):
 
 def test_hand_worked_scores_before_and_after():
     # q1: gold g sits at rank 3 behind two broken tools, and worked; the re-rank lifts it to 1.
-    q1 = _report("q1", ["g"], ["x", "y", "g"], {"x": EXECUTION_FAILURE, "y": PLANNING_FAILED, "g": FUNCTIONAL_SUCCESS},
+    q1 = _report("q1", ["g"], ["x", "y", "g"], {"x": TrialOutcome.EXECUTION_FAILURE, "y": TrialOutcome.PLANNING_FAILED,
+                                                 "g": TrialOutcome.FUNCTIONAL_SUCCESS},
                  ["g", "x", "y"])
     # q2: gold h at rank 1 but returned nothing: it never passes.
-    q2 = _report("q2", ["h"], ["h", "z", "w"], {"h": SEMANTIC_MISMATCH, "z": FUNCTIONAL_SUCCESS, "w": NOT_EXECUTED},
+    q2 = _report("q2", ["h"], ["h", "z", "w"], {"h": TrialOutcome.SEMANTIC_MISMATCH, "z": TrialOutcome.FUNCTIONAL_SUCCESS,
+                                                 "w": TrialOutcome.NOT_EXECUTED},
                  ["z", "h", "w"])
     assert passes(q1, q1.before, 2) is False and passes(q1, q1.after, 1) is True
     assert passes(q2, q2.before, 3) is False
@@ -36,24 +29,28 @@ def test_hand_worked_scores_before_and_after():
 def test_pass_at_k_needs_one_working_gold_tool_and_pass_all_needs_every_one():
     # two gold tools: g1 worked at rank 1, g2 only simulated at rank 2; a gold tool never tried does not pass
     q = _report("q", ["g1", "g2"], ["g1", "g2", "x"],
-                {"g1": FUNCTIONAL_SUCCESS, "g2": SEMANTIC_MISMATCH, "x": FUNCTIONAL_SUCCESS}, ["g1", "g2", "x"])
+                {"g1": TrialOutcome.FUNCTIONAL_SUCCESS, "g2": TrialOutcome.SEMANTIC_MISMATCH,
+                 "x": TrialOutcome.FUNCTIONAL_SUCCESS}, ["g1", "g2", "x"])
     assert passes(q, q.before, 1) is True and passes_all(q, q.before, 3) is False
     assert passes(q, ["x", "g1"], 1) is False  # the working tool in the top 1 is not gold
-    both = _report("b", ["g1", "g2"], ["g2", "g1"], {"g1": FUNCTIONAL_SUCCESS, "g2": FUNCTIONAL_SUCCESS}, ["g2", "g1"])
+    both = _report("b", ["g1", "g2"], ["g2", "g1"],
+                   {"g1": TrialOutcome.FUNCTIONAL_SUCCESS, "g2": TrialOutcome.FUNCTIONAL_SUCCESS}, ["g2", "g1"])
     assert passes_all(both, both.before, 2) is True and passes_all(both, both.before, 1) is False
-    untried = _report("u", ["g"], ["x"], {"x": FUNCTIONAL_SUCCESS}, ["x"])
+    untried = _report("u", ["g"], ["x"], {"x": TrialOutcome.FUNCTIONAL_SUCCESS}, ["x"])
     assert passes(untried, ["g", "x"], 2) is False
     m = score_reports([q, both], k=1)
     assert m["before"]["pass@1"] == 1.0 and m["before"]["pass_all@1"] == 0.0
 
 
 def test_failure_shares_count_planning_failures_as_parameter_mismatch():
-    q1 = _report("q1", ["g"], ["x", "y", "g"], {"x": EXECUTION_FAILURE, "y": PLANNING_FAILED, "g": FUNCTIONAL_SUCCESS},
+    q1 = _report("q1", ["g"], ["x", "y", "g"], {"x": TrialOutcome.EXECUTION_FAILURE, "y": TrialOutcome.PLANNING_FAILED,
+                                                 "g": TrialOutcome.FUNCTIONAL_SUCCESS},
                  ["g", "x", "y"])
-    q2 = _report("q2", ["h"], ["h", "z", "w"], {"h": SEMANTIC_MISMATCH, "z": FUNCTIONAL_SUCCESS, "w": NOT_EXECUTED},
+    q2 = _report("q2", ["h"], ["h", "z", "w"], {"h": TrialOutcome.SEMANTIC_MISMATCH, "z": TrialOutcome.FUNCTIONAL_SUCCESS,
+                                                 "w": TrialOutcome.NOT_EXECUTED},
                  ["z", "h", "w"])
     f = failure_shares([q1, q2], k=3)
-    assert f["judged"] == 5 and f["counts"][NOT_EXECUTED] == 1
+    assert f["judged"] == 5 and f["counts"][TrialOutcome.NOT_EXECUTED] == 1
     assert f["table4"]["shares"] == {"PARAMETER_MISMATCH": 0.2, "SEMANTIC_MISMATCH": 0.2, "EXECUTION_FAILURE": 0.2,
                                      "FUNCTIONAL_SUCCESS": 0.4}
     assert f["table4"]["counts"] == {"PARAMETER_MISMATCH": 1, "SEMANTIC_MISMATCH": 1, "EXECUTION_FAILURE": 1,
@@ -63,8 +60,9 @@ def test_failure_shares_count_planning_failures_as_parameter_mismatch():
 def test_every_share_is_its_own_count_over_the_judged_trials():
     """The bug: PARAMETER_MISMATCH printed 0.33 next to a count of 0 (planning failures were folded into
     the share but not the count). Each class's share must be that class's count over the judged trials."""
-    q = _report("q", ["g"], ["a", "b", "c", "d"], {"a": PLANNING_FAILED, "b": PLANNING_FAILED,
-                                                   "c": FUNCTIONAL_SUCCESS, "d": NOT_EXECUTED}, ["c", "a", "b", "d"])
+    q = _report("q", ["g"], ["a", "b", "c", "d"], {"a": TrialOutcome.PLANNING_FAILED, "b": TrialOutcome.PLANNING_FAILED,
+                                                   "c": TrialOutcome.FUNCTIONAL_SUCCESS, "d": TrialOutcome.NOT_EXECUTED},
+                ["c", "a", "b", "d"])
     f = failure_shares([q], k=4)
     assert f["judged"] == 3
     assert f["counts"]["PARAMETER_MISMATCH"] == 0 and f["shares"]["PARAMETER_MISMATCH"] == 0.0

@@ -4,19 +4,11 @@ import pytest
 
 from core.execution.router import ExecutorRouter
 from core.execution.sandbox import PythonFunction, SandboxExecutor
-from core.llm.factory import make_operators
+from core.llm.framework import make_roles
 from core.llm.ledger import MemoryLedger
 from core.models import Tool
-from core.trials.evidence import (
-    EXECUTION_FAILURE,
-    FUNCTIONAL_SUCCESS,
-    NOT_EXECUTED,
-    PARAMETER_MISMATCH,
-    PLANNING_FAILED,
-    SEMANTIC_MISMATCH,
-)
+from core.trials.evidence import TrialOutcome
 from core.trials.pipeline import TrialConfig, rerun_candidate, run_trials
-from core.trials.roles import make_trial_operators
 from tests.core.llm.conftest import fake  # noqa: F401 - the fake chat server fixture
 
 SCHEMA = {"type": "object", "properties": {"value": {"type": "number"}, "from_unit": {"type": "string"},
@@ -56,13 +48,14 @@ def _router():
 
 @pytest.mark.slow
 def test_offline_trials_demote_broken_tools_and_keep_every_step():
-    ops = make_trial_operators("offline", ledger=MemoryLedger())
+    ops = make_roles("trials", "offline", ledger=MemoryLedger())
     with _router() as router:
         report = run_trials("q1", QUERY, ["convert"], _tools(), router, ops, TrialConfig(k=7, today="2026-11-23"))
     outcome = {t.key: t.outcome for t in report.trials}
-    assert outcome == {"needs_id": PLANNING_FAILED, "picky": PARAMETER_MISMATCH, "flaky": EXECUTION_FAILURE,
-                       "empty": SEMANTIC_MISMATCH, "convert": FUNCTIONAL_SUCCESS, "locked": EXECUTION_FAILURE,
-                       "unreachable": NOT_EXECUTED}
+    assert outcome == {"needs_id": TrialOutcome.PLANNING_FAILED, "picky": TrialOutcome.PARAMETER_MISMATCH,
+                       "flaky": TrialOutcome.EXECUTION_FAILURE, "empty": TrialOutcome.SEMANTIC_MISMATCH,
+                       "convert": TrialOutcome.FUNCTIONAL_SUCCESS, "locked": TrialOutcome.EXECUTION_FAILURE,
+                       "unreachable": TrialOutcome.NOT_EXECUTED}
     convert = report.trial("convert")
     assert convert.arguments == {"value": 26.2, "from_unit": "miles", "to_unit": "kilometres"}
     assert convert.step("execute").output == {"value": 42.165, "unit": "kilometres"}
@@ -87,7 +80,7 @@ def test_no_simulation_and_resume_from_stored_trials():
             self.setdefault(qid, {})[trial.key] = trial
 
     store = Store()
-    ops = make_trial_operators("offline")
+    ops = make_roles("trials", "offline")
     config = TrialConfig(k=7, simulate=False, today="2026-11-23")
     with _router() as router:
         first = run_trials("q1", QUERY, ["convert"], _tools(), router, ops, config, store=store)
@@ -99,13 +92,13 @@ def test_no_simulation_and_resume_from_stored_trials():
 
 @pytest.mark.slow
 def test_rerun_one_candidate_replaces_only_its_evidence():
-    ops = make_trial_operators("offline")
+    ops = make_roles("trials", "offline")
     config = TrialConfig(k=7, today="2026-11-23")
     with _router() as router:
         report = run_trials("q1", QUERY, ["convert"], _tools(), None, ops, config)
-        assert report.trial("convert").outcome == NOT_EXECUTED
+        assert report.trial("convert").outcome == TrialOutcome.NOT_EXECUTED
         fresh = rerun_candidate(report, _tools()[4], router, ops, config)
-    assert fresh.trial("convert").outcome == FUNCTIONAL_SUCCESS and fresh.after[0] == "convert"
+    assert fresh.trial("convert").outcome == TrialOutcome.FUNCTIONAL_SUCCESS and fresh.after[0] == "convert"
     assert fresh.trial("empty") == report.trial("empty")
 
 
@@ -115,17 +108,19 @@ def test_prompted_roles_against_a_chat_server(fake):  # noqa: F811
         ("ok", "I cannot answer in JSON"),  # the re-rank answer is garbage: evidence order is used, error kept
     ]
     ledger = MemoryLedger()
-    operators = make_operators("openai", ledger=ledger, base_url=fake.url, model="tiny", api_key="k", max_retries=0)
-    ops = make_trial_operators("prompted", operators=operators)
+    operators = make_roles("strategy", "openai", ledger=ledger, base_url=fake.url, model="tiny", api_key="k",
+                           max_retries=0)
+    ops = make_roles("trials", "prompted", operators=operators)
     tool = _tools()[4]
     report = run_trials("q1", QUERY, ["convert"], [tool], None, ops, TrialConfig(k=1, concurrency=1))
     trial = report.trial("convert")
-    assert trial.outcome == NOT_EXECUTED and trial.arguments == {"value": 26.2, "from_unit": "mi", "to_unit": "km"}
+    assert trial.outcome == TrialOutcome.NOT_EXECUTED
+    assert trial.arguments == {"value": 26.2, "from_unit": "mi", "to_unit": "km"}
     assert "bogus" in trial.step("plan").output["note"]
     assert report.rerank.method == "evidence order (fallback)" and "JSON" in report.rerank.error
     assert [r.role for r in ledger.records] == ["plan_call", "holistic_rerank"]
     assert ledger.records[1].error is not None
     with pytest.raises(ValueError, match="prompted"):
-        make_trial_operators("prompted", operators=make_operators("offline"))
+        make_roles("trials", "prompted", operators=make_roles("strategy", "offline"))
     with pytest.raises(ValueError, match="valid kinds: offline, prompted"):
-        make_trial_operators("llama")
+        make_roles("trials", "llama")

@@ -49,7 +49,7 @@ def test_trial_set_is_stored_item_by_item_and_resumes(db, hashing_embedder):
     try:
         first = run_trial_set(ws, version, queries, router, cancelled=stop_after_first)
         assert len(first.reports) == 1
-        info, _ = load_trial_run(db, first.run_id)
+        info, _ = load_trial_run(ws, first.run_id)
         assert info.status == "stopped"
         items = runs.load_items(db, first.run_id)
         assert {"q1", "q1@ranking", "q1#to_km", "q1#nothing", "q1#weather"} <= set(items)
@@ -69,6 +69,8 @@ def test_trial_set_is_stored_item_by_item_and_resumes(db, hashing_embedder):
     fresh = rerun_in_run(ws, first.run_id, "q1", "to_km", None)
     assert fresh.trial("to_km").outcome == "NOT_EXECUTED"
     assert "q1!rerun-1" in runs.load_items(db, first.run_id)
+    with pytest.raises(ValueError, match="no trials run"):
+        load_trial_run(ws, first.run_id + 1)
 
 
 def test_unknown_strategy_is_refused_before_anything_is_stored(db, hashing_embedder):

@@ -22,7 +22,7 @@ pytest.importorskip("mcp_server_time", reason="mcp-server-time is not installed 
 from core.cli import main  # noqa: E402
 from core.execution.setup import build_router, plan_executors  # noqa: E402
 from core.llm.base import RoleCall  # noqa: E402
-from core.trials.evidence import FUNCTIONAL_SUCCESS, PARAMETER_MISMATCH  # noqa: E402
+from core.trials.evidence import TrialOutcome  # noqa: E402
 from core.trials.offline import OfflineTrialOperators  # noqa: E402
 from core.trials.pipeline import TrialConfig, run_trial  # noqa: E402
 from core.trials.roles import PlanAnswer  # noqa: E402
@@ -77,7 +77,7 @@ def test_real_calls_succeed_with_iana_names_and_nothing_is_simulated(registered,
     for qid, query, gold, expected in QUERIES:
         report = items[qid]
         trial = next(t for t in report["trials"] if t["key"] == gold)
-        assert trial["outcome"] == FUNCTIONAL_SUCCESS, (query, trial["reason"])
+        assert trial["outcome"] == TrialOutcome.FUNCTIONAL_SUCCESS, (query, trial["reason"])
         assert not trial["simulation_used"] and trial["executor"] == "mcp-1"
         steps = {s["name"]: s for s in trial["steps"]}
         assert "simulate" not in steps
@@ -130,4 +130,5 @@ def test_a_permanent_server_error_is_a_parameter_mismatch_and_never_simulated(re
     execute = trial.step("execute")
     assert execute.status == "failed" and execute.output["kind"] == "invalid_params"
     assert "Invalid timezone" in execute.output["error"]
-    assert trial.outcome == PARAMETER_MISMATCH and not trial.simulation_used and trial.step("simulate") is None
+    assert trial.outcome == TrialOutcome.PARAMETER_MISMATCH
+    assert not trial.simulation_used and trial.step("simulate") is None

@@ -6,6 +6,16 @@ import os
 import random
 import sys
 
+from core.cli.common import (
+    add_common,
+    add_llm,
+    announce_plan,
+    emit,
+    llm_config,
+    open_workspace,
+    resolve_version,
+)
+
 
 def _queries(ws, args, catalog: str):
     from pathlib import Path
@@ -38,7 +48,6 @@ def _queries(ws, args, catalog: str):
 
 
 def cmd_evolve(args) -> int:
-    from core.cli import _emit, _llm, _version, _workspace
     from core.evolution.adjust import AdjustConfig
     from core.evolution.explore import ExploreConfig
     from core.evolution.markov import MarkovConfig
@@ -46,8 +55,8 @@ def cmd_evolve(args) -> int:
     from core.evolution.pipeline import EvolutionConfig
     from core.evolution.service import EvolutionSpec, run_evolution
 
-    ws = _workspace(args)
-    _version(ws, args.name, None)
+    ws = open_workspace(args)
+    resolve_version(ws, args.name, None)
     queries = _queries(ws, args, args.name)
     source = "versions" if args.versions else "markov"
     markov = MarkovConfig(pattern=args.pattern, steps=args.steps, initial=args.initial, rate=args.rate)
@@ -59,7 +68,6 @@ def cmd_evolve(args) -> int:
                          config=config)
     router = None
     if args.execute:
-        from core.cli_trials import announce_plan
         from core.execution.setup import build_router, plan_executors
 
         plan = plan_executors(ws.mcp_servers(args.name), demo=args.name == "demo", mcp=[args.mcp] if args.mcp else [])
@@ -74,14 +82,14 @@ def cmd_evolve(args) -> int:
 
     from core.evolution.service import finished_run, load_evolution
 
-    stored = None if args.fresh else finished_run(ws, spec, queries, llm=_llm(args), router=router)
+    stored = None if args.fresh else finished_run(ws, spec, queries, llm=llm_config(args), router=router)
     try:
         if stored is not None:  # the same timeline with the same settings: shown, not stored twice
             print(f"evolve: timeline #{stored.id} already holds this run (same settings, queries and catalog "
                   "version); shown from the store, --fresh runs it again", file=sys.stderr)
-            run = load_evolution(ws.db, stored.id)
+            run = load_evolution(ws, stored.id)
         else:
-            run = run_evolution(ws, spec, queries, llm=_llm(args), api_key=os.environ.get("OPENAI_API_KEY"),
+            run = run_evolution(ws, spec, queries, llm=llm_config(args), api_key=os.environ.get("OPENAI_API_KEY"),
                                 router=router, resume=not args.fresh, progress=None if args.json else progress)
     finally:
         if router is not None:
@@ -100,11 +108,11 @@ def cmd_evolve(args) -> int:
             f"  Forget {100 * v['forget']['mean']:5.2f} ± {100 * v['forget']['se']:.2f}"
             f"  Discover {100 * v['discover']['mean']:5.2f} ± {100 * v['discover']['se']:.2f}"
             for v in methods.values())
-    return _emit(out, args.json)
+    return emit(out, args.json)
 
 
-def add_evolve_parser(sub) -> None:
-    from core.cli import _add_common, _add_llm
+def register(sub) -> None:
+    """Add ``evolve`` to ``sub`` (the ``toolatlas`` subparsers)."""
     from core.evolution.markov import PATTERNS
     from core.evolution.methods import METHODS
 
@@ -141,6 +149,6 @@ def add_evolve_parser(sub) -> None:
                    help="start a new run instead of resuming an unfinished one or showing a finished one with the "
                         "same settings")
     p.add_argument("--json", action="store_true")
-    _add_common(p)
-    _add_llm(p)
+    add_common(p)
+    add_llm(p)
     p.set_defaults(func=cmd_evolve)

@@ -1,10 +1,12 @@
-"""``toolatlas eval --tools FILE``: the file is stored under a name the user sees (or gives), never a made-up one."""
+"""``toolatlas eval``. With ``--tools FILE`` the file is stored under a name the user sees (or gives), never a
+made-up one; ``--mode`` / ``--alpha`` reach the strategies that take them."""
 
 import json
 
 import pytest
 
-from core.cli import build_parser, main
+from core.cli import main
+from core.cli.entry import build_parser
 
 pytestmark = pytest.mark.slow  # the CLI loads the real embedding model
 
@@ -75,3 +77,18 @@ def test_help_says_where_the_file_goes():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     text = sub.choices["eval"].format_help()
     assert "stored as catalog NAME" in text and "file name without" in text and "extension" in text
+
+
+def test_search_options_reach_strategies_that_take_them_and_are_refused_elsewhere():
+    from argparse import Namespace
+
+    from core.cli.evaluate import _search_options
+
+    params = {}
+    _search_options(Namespace(strategy="toolscope", mode=None, alpha=0.3), params)
+    assert params == {"alpha": 0.3}  # it used to be dropped for every strategy but `query`
+    params = {"alpha": 0.9}
+    _search_options(Namespace(strategy="query", mode="hybrid", alpha=0.3), params)
+    assert params == {"alpha": 0.9, "mode": "hybrid"}  # an explicit --param wins
+    with pytest.raises(ValueError, match="--alpha does not apply to strategy 'memetic'"):
+        _search_options(Namespace(strategy="memetic", mode=None, alpha=0.3), {})

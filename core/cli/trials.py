@@ -7,37 +7,31 @@ import os
 import sys
 from typing import Any
 
-
-def announce_plan(plan) -> None:
-    """Print, before anything starts, every process the run will start and every host it may call (stderr,
-    so ``--json`` output stays one document). Catalog data never adds to this list."""
-    lines = plan.lines()
-    if not lines:
-        sys.stderr.write("executors: none (no MCP server is registered for this catalog; calls will not be made)\n")
-    for line in lines:
-        sys.stderr.write(f"executors: {line}\n")
-    if plan.sandbox:
-        from core.execution.sandbox import isolation_report
-
-        sys.stderr.write(f"sandbox: {isolation_report().summary}\n")
-    sys.stderr.flush()
+from core.cli.common import (
+    add_common,
+    add_llm,
+    announce_plan,
+    emit,
+    llm_config,
+    open_workspace,
+    parse_params,
+    pick_query_set,
+    resolve_version,
+)
 
 
 def cmd_trials(args) -> int:
-    from core.cli import _emit, _llm, _parse_params, _version, _workspace
     from core.evaluation import select_queries
     from core.execution.setup import build_router, plan_executors
     from core.trials.pipeline import TrialConfig
     from core.trials.service import run_trial_set
     from storage.catalogs import load_queries
 
-    ws = _workspace(args)
-    version = _version(ws, args.name, args.version)
+    ws = open_workspace(args)
+    version = resolve_version(ws, args.name, args.version)
     if args.queries:
         query_set = ws.import_query_file(args.name, args.queries, version_id=version.id)
     else:
-        from core.cli import pick_query_set
-
         query_set = pick_query_set(ws, args.name, args.query_set)
     queries = select_queries(load_queries(ws.db, query_set.id), split=args.split, limit=args.limit)
     config = TrialConfig(k=args.k, simulate=not args.no_simulate, timeout=args.timeout,
@@ -54,16 +48,16 @@ def cmd_trials(args) -> int:
         sys.stderr.flush()
 
     try:
-        run = run_trial_set(ws, version.id, queries, router, strategy=args.strategy, params=_parse_params(args.param),
-                            config=config, llm=_llm(args), seed=args.seed, api_key=os.environ.get("OPENAI_API_KEY"),
-                            query_set_id=query_set.id, resume=not args.fresh,
+        run = run_trial_set(ws, version.id, queries, router, strategy=args.strategy, params=parse_params(args.param),
+                            config=config, llm=llm_config(args), seed=args.seed,
+                            api_key=os.environ.get("OPENAI_API_KEY"), query_set_id=query_set.id, resume=not args.fresh,
                             progress=None if args.json else progress)
     finally:
         router.close()
     out = {"catalog": args.name, "version": version.number, "strategy": args.strategy, "candidates": args.k,
            "simulate": config.simulate, "executors": plan.to_json(), **run.to_json()}
     if args.json:
-        return _emit(out, True)
+        return emit(out, True)
     details = args.details if args.details is not None else (5 if len(run.reports) <= 5 else 0)
     print(format_run(out, run.reports[:details] if details else ()))
     return 0
@@ -126,6 +120,8 @@ def format_trial(trial: Any, rank_after: int | None, gold: bool) -> list[str]:
 def format_run(out: dict[str, Any], reports: Any = ()) -> str:
     """``toolatlas trials`` as text a person reads: what ran, the scores before and after, the outcome of
     the top-k trials with counts and shares that agree, and (optionally) some queries' trials in full."""
+    from core.trials.evidence import TrialOutcome
+
     lines = [f"trials on {out['catalog']} v{out['version']}: strategy {out['strategy']}, {out['candidates']} "
              f"candidates per query, simulation after transient failures {'on' if out['simulate'] else 'off'}"]
     servers = out["executors"].get("servers", [])
@@ -156,14 +152,14 @@ def format_run(out: dict[str, Any], reports: Any = ()) -> str:
     counts, judged = failures.get("counts", {}), failures.get("judged", 0)
     if counts:
         lines += ["", f"outcome of the top-{failures.get('k')} candidates' trials ({judged} planned or run, "
-                      f"{counts.get('NOT_EXECUTED', 0)} not executable):"]
+                      f"{counts.get(TrialOutcome.NOT_EXECUTED, 0)} not executable):"]
         for outcome, n in counts.items():
-            if outcome == "NOT_EXECUTED":
+            if outcome == TrialOutcome.NOT_EXECUTED:
                 continue
             lines.append(f"  {outcome:<20} {n:>6} {(n / judged if judged else 0.0):>7.1%}")
         table4 = failures.get("table4", {}).get("counts", {})
         if table4:
-            n = table4.get("PARAMETER_MISMATCH", 0)
+            n = table4.get(TrialOutcome.PARAMETER_MISMATCH, 0)
             lines.append(f"  GRETEL Table 4 counts planning failures as parameter mismatches: {n} "
                          f"({(n / judged if judged else 0.0):.1%})")
     for report in reports:
@@ -174,9 +170,8 @@ def format_run(out: dict[str, Any], reports: Any = ()) -> str:
     return "\n".join(lines)
 
 
-def add_trials_parser(sub) -> None:
-    from core.cli import _add_common, _add_llm
-
+def register(sub) -> None:
+    """Add ``trials`` to ``sub`` (the ``toolatlas`` subparsers)."""
     p = sub.add_parser("trials", help="GRETEL trials: plan, execute and re-rank each query's top candidates")
     p.add_argument("name", help="a stored catalog ('demo' is loaded on demand and uses the demo MCP server)")
     p.add_argument("--query-set", help="a stored query set of the catalog (default: the only one, or the one "
@@ -203,6 +198,6 @@ def add_trials_parser(sub) -> None:
     p.add_argument("--details", type=int, metavar="N",
                    help="print the first N queries' trials in full (default: all of them when there are at most 5)")
     p.add_argument("--json", action="store_true")
-    _add_common(p)
-    _add_llm(p)
+    add_common(p)
+    add_llm(p)
     p.set_defaults(func=cmd_trials)

@@ -2,32 +2,24 @@
 
 import re
 
-from core.cli_trials import format_run
-from core.trials.evidence import (
-    FUNCTIONAL_SUCCESS,
-    PARAMETER_MISMATCH,
-    PLANNING_FAILED,
-    Rerank,
-    Step,
-    Trial,
-    TrialReport,
-)
+from core.cli.trials import format_run
+from core.trials.evidence import Rerank, Step, Trial, TrialOutcome, TrialReport
 from core.trials.measures import failure_shares
 
 
 def _report():
-    ok = Trial("get_current_time", "get_current_time", 2, FUNCTIONAL_SUCCESS, "the call ran and returned a result", (
+    ok = Trial("get_current_time", "get_current_time", 2, TrialOutcome.FUNCTIONAL_SUCCESS, "the call ran and returned a result", (
         Step("plan", "ok", {"tool": "get_current_time"}, {"arguments": {"timezone": "Asia/Tokyo"}, "missing": [],
                                                          "sources": {"timezone": "IANA zone for 'Tokyo'"}}),
         Step("execute", "ok", {"executor": "mcp-1"}, {"timezone": "Asia/Tokyo", "datetime": "2026-01-05T18:00:00+09:00"},
              0.05),
-        Step("classify", "ok", {}, {"outcome": FUNCTIONAL_SUCCESS})), False, "mcp-1")
-    bad = Trial("convert_time", "convert_time", 1, PARAMETER_MISMATCH, "the tool rejected the arguments: Invalid timezone", (
+        Step("classify", "ok", {}, {"outcome": TrialOutcome.FUNCTIONAL_SUCCESS})), False, "mcp-1")
+    bad = Trial("convert_time", "convert_time", 1, TrialOutcome.PARAMETER_MISMATCH, "the tool rejected the arguments: Invalid timezone", (
         Step("plan", "ok", {}, {"arguments": {"source_timezone": "Europe", "time": "16:30", "target_timezone": "New York"},
                                 "sources": {}}),
         Step("execute", "failed", {"executor": "mcp-1"}, {"error": "Invalid timezone: 'Europe'", "kind": "invalid_params"},
              0.02)), False, "mcp-1")
-    none = Trial("x", "x", 3, PLANNING_FAILED, "required input the request cannot supply: stop_name", (
+    none = Trial("x", "x", 3, TrialOutcome.PLANNING_FAILED, "required input the request cannot supply: stop_name", (
         Step("plan", "failed", {}, {"arguments": {}, "missing": ["stop_name"], "sources": {"stop_name": "no place named"}}),))
     return TrialReport("t1", "What time is it in Tokyo?", ("get_current_time",), ("convert_time", "get_current_time", "x"),
                        (ok, bad, none), Rerank(("get_current_time", "x", "convert_time")))

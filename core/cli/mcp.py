@@ -8,20 +8,7 @@ import json
 import os
 from pathlib import Path
 
-
-def add_import_mcp_parser(sub) -> argparse.ArgumentParser:
-    from core.cli import _add_common
-
-    p = sub.add_parser("import-mcp", help="start an MCP server over stdio and import the tools it lists",
-                       description="Example: toolatlas import-mcp --name demo-mcp -- python assets/demo_mcp/server.py")
-    p.add_argument("--name", help="catalog name (default: mcp- + the server's file name + a hash of the command)")
-    p.add_argument("--label", help="version label")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the server to start")
-    p.add_argument("--json", action="store_true")
-    _add_common(p)
-    p.add_argument("server_command", nargs=argparse.REMAINDER, help="the command that starts the server, after --")
-    p.set_defaults(func=cmd_import_mcp)
-    return p
+from core.cli.common import add_common, open_workspace
 
 
 def _default_name(command: list[str]) -> str:
@@ -31,7 +18,6 @@ def _default_name(command: list[str]) -> str:
 
 
 def cmd_import_mcp(args) -> int:
-    from core.cli import _workspace
     from core.importers.mcp_live import load_mcp_server
     from core.models import McpServer
 
@@ -42,7 +28,7 @@ def cmd_import_mcp(args) -> int:
         raise ValueError("import-mcp needs the server command after --, e.g. -- python assets/demo_mcp/server.py")
     tools = load_mcp_server(command, timeout=args.timeout)
     name = args.name or _default_name(command)
-    ws = _workspace(args)
+    ws = open_workspace(args)
     report = ws.import_tools(name, tools, label=args.label or "", source="mcp: " + " ".join(command))
     # The operator's own command line, run from here: the one way a catalog learns how to start a server.
     ws.register_mcp_server(report.version.catalog_name, McpServer(tuple(command), os.getcwd()))
@@ -54,3 +40,16 @@ def cmd_import_mcp(args) -> int:
         print(f"imported {out['tools']} tools from {' '.join(command)!r} into {out['catalog']} v{out['version']}"
               + (" (unchanged)" if report.reused else ""))
     return 0
+
+
+def register(sub) -> None:
+    """Add ``import-mcp`` to ``sub`` (the ``toolatlas`` subparsers)."""
+    p = sub.add_parser("import-mcp", help="start an MCP server over stdio and import the tools it lists",
+                       description="Example: toolatlas import-mcp --name demo-mcp -- python assets/demo_mcp/server.py")
+    p.add_argument("--name", help="catalog name (default: mcp- + the server's file name + a hash of the command)")
+    p.add_argument("--label", help="version label")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the server to start")
+    p.add_argument("--json", action="store_true")
+    add_common(p)
+    p.add_argument("server_command", nargs=argparse.REMAINDER, help="the command that starts the server, after --")
+    p.set_defaults(func=cmd_import_mcp)
