@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from core.context import LLMConfig
 from core.evaluation import load_run
 from core.merging.pipeline import MergeConfig
 from core.merging.review import load_review
 from core.merging.service import merge_version
 from core.scoring import score
-from core.context import LLMConfig
 from core.workspace import Workspace
 from storage import ledger, runs
 from storage.db import make_engine
