@@ -57,31 +57,18 @@ def select_queries(queries: Sequence[Query], *, split: str | None = None, limit:
     return chosen[:limit] if limit else chosen
 
 
-def evaluate(
-    workspace: Workspace,
-    version_id: int,
-    query_set_id: int,
-    queries: Sequence[Query],
-    *,
-    strategy: str = "query",
-    params: Mapping[str, Any] | None = None,
-    k: int = 5,
-    progress: Callable[[int, int], None] | None = None,
-    resume: bool = True,
-    llm: LLMConfig | None = None,
-    seed: int = 0,
-    api_key: str | None = None,
-) -> EvalReport:
+def evaluate(workspace: Workspace, version_id: int, query_set_id: int, queries: Sequence[Query],
+             **options: Any) -> EvalReport:
     """:func:`run_strategy`, then :func:`core.scoring.score` on every metric at ``k``; the scores are stored
     with the run's own measures as its metrics (``n_queries``, ``ndcg@k`` … ``csr@k``, then the run's
-    measures), the shape every eval run has had."""
+    measures), the shape every eval run has had. ``options`` are :func:`run_strategy`'s (strategy, params, k,
+    progress, resume, llm, seed, api_key)."""
     start = time.perf_counter()
-    run = run_strategy(workspace, version_id, query_set_id, queries, strategy=strategy, params=params, k=k,
-                       progress=progress, resume=resume, llm=llm, seed=seed, api_key=api_key)
+    run = run_strategy(workspace, version_id, query_set_id, queries, **options)
     report = score(run, metrics=DEFAULT_METRICS)
     metrics = {**report.as_dict(), **run.measures}
     runs.finish_run(workspace.db, run.run_id, metrics)
-    return EvalReport(run.run_id, strategy, k, report.n_queries, metrics, time.perf_counter() - start,
+    return EvalReport(run.run_id, run.strategy, run.k, report.n_queries, metrics, time.perf_counter() - start,
                       run.resumed_items)
 
 
