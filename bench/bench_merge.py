@@ -1,13 +1,16 @@
 """ToolScopeMerger speed and quality.
 
-    python bench/bench_merge.py [--db sqlite:///path] [--skip-bfcl] [--skip-projection]
+    python bench/bench_merge.py [--db sqlite:///path] [--skip-bfcl] [--skip-projection] [--only-bfcl]
+                                [--bfcl-thresholds 0.82,recommended]
 
 1. Candidate generation on a 40k-tool synthetic catalog (unit vectors, d = 384, planted near-duplicates):
    FAISS top-30 + threshold vs a blocked numpy scan measured in the same run (target ≤ 10 s).
 2. Projection time per method at 2k and 20k points, and the second call served from the store's cache.
 3. Merge decisions on the demo catalog against its planted groups (precision / recall of merged pairs)
    at several thresholds, with the offline judge.
-4. BFCL: sizes before/after, clusters, MERGE_OK/MERGE_BAD, Recall@5 before/after, example clusters.
+4. BFCL from its released layout (bfcl_raw, through the importer): sizes before/after, clusters,
+   MERGE_OK/MERGE_BAD, parameter conflicts, Recall@5 and CSR@5 before/after, TCCR/UCC over the gold calls'
+   argument values (and the paper's name-only form) at θ 0.82 and at the recommended θ, example clusters.
 """
 
 from __future__ import annotations
@@ -131,47 +134,80 @@ def bench_demo(db_url: str) -> None:
               f"{tp / max(len(pairs), 1):.3f} | {tp / len(dup):.3f} | {len(pairs & look)} |", flush=True)
 
 
-def bench_bfcl(db_url: str) -> None:
+def bench_bfcl(db_url: str, thresholds: list[str]) -> None:
+    """BFCL imported from its released layout (``bfcl_raw``: the question files and ``possible_answer``, as
+    ``toolatlas import-benchmark bfcl`` reads them), merged at each θ ("recommended" = the θ the calibration
+    sweep chose for the embedding model), with TCCR/UCC over the gold calls' argument values."""
+    from core.importers.benchmark import load_benchmark
+    from core.merging.calibration import recommended_threshold
+    from core.merging.measures import coverage, gold_calls
     from core.merging.pipeline import MergeConfig
     from core.merging.service import measure, merge_version
     from core.settings import Settings, build_workspace
     from storage.catalogs import load_queries
 
-    folder = DATASETS / "bfcl"
-    if not (folder / "tools.json").exists():
+    folder = DATASETS / "bfcl_raw"
+    if not (folder / "possible_answer").is_dir():
         print(f"[skip] {folder} not found")
         return
     ws = build_workspace(Settings(db_url=db_url))
-    report = ws.import_files(folder / "tools.json", name="bfcl", queries_path=folder / "queries.jsonl")
+    report = ws.import_benchmark(load_benchmark("bfcl", [folder]), name="bfcl-raw")
     engine = ws.search_engine(report.version.id)
-    t0 = time.perf_counter()
-    run = merge_version(ws, report.version.id, MergeConfig())
-    took = time.perf_counter() - t0
     queries = load_queries(ws.db, report.query_set.id)
-    m = measure(engine, run.result.reduced_catalog(engine.tools), run.result, queries).as_dict()
-    print(f"\n## BFCL (θ 0.82, offline judge, Auto-Correction on; merge {took:.1f} s)")
-    print(json.dumps({**run.result.summary(), **m}))
+    calls = gold_calls(queries)
+    print(f"\n## BFCL from bfcl_raw via the importer: {len(engine.tools)} tools, {len(queries)} queries, "
+          f"{len(calls)} gold calls with arguments (offline judge, Auto-Correction on)")
+    print("TCCR/UCC: calls that fit their own tool before merging, checked on the merged tool φ maps them to "
+          "(values: JSON Schema of the argument values, ours; names: the paper's subset test); 'all calls' counts "
+          "every gold call, as the paper's table does.")
+    print("| θ | clusters | size after | MERGE_OK/BAD | conflicts | Recall@5 b→a | CSR@5 b→a | TCCR / UCC values "
+          "| TCCR / UCC names | TCCR / UCC values, all calls | calls counted (left out) | merge s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    recommended = recommended_threshold(ws.vector_space).threshold
+    for spec in thresholds:
+        th = recommended if spec == "recommended" else float(spec)
+        t0 = time.perf_counter()
+        run = merge_version(ws, report.version.id, MergeConfig(threshold=th))
+        took = time.perf_counter() - t0
+        merged = run.result.reduced_catalog(engine.tools)
+        m = measure(engine, merged, run.result, queries, silhouette_ks=())
+        names = coverage(calls, merged, run.result.phi, check="names", original=engine.tools)
+        absolute = coverage(calls, merged, run.result.phi)
+        s, r, c = run.result.summary(), m.retrieval, m.coverage
+        conflicts = sum(len(t.extra.get("merge_conflicts", ())) for t in run.result.merged_tools.values())
+        label = f"{th:.2f}" + (" (recommended)" if spec == "recommended" else "")
+        print(f"| {label} | {s['clusters']} | {s['size_after']} | {s['merge_ok']}/{s['merge_bad']} | {conflicts} | "
+              f"{r.recall_before:.4f}→{r.recall_after:.4f} | {r.csr_before:.4f}→{r.csr_after:.4f} | "
+              f"{c.tccr} / {c.ucc} | {names.tccr} / {names.ucc} | {absolute.tccr} / {absolute.ucc} | "
+              f"{c.calls} ({c.unserved_before}) | {took:.1f} |", flush=True)
+        for why in c.failures[:3]:
+            print(f"    - no longer served: {why}")
     by_key = {t.key: t for t in engine.tools}
-    for c in run.result.clusters[:5]:
-        names = " | ".join(by_key[k].name for k in c.members)
-        split = "" if c.audit is None or c.audit.ok else f" → split {[[by_key[k].name for k in g] for g in c.groups]}"
-        print(f"- {c.id} ({c.audit.verdict if c.audit else '-'}): {names}{split}")
+    for cl in run.result.clusters[:5]:
+        names_ = " | ".join(by_key[k].name for k in cl.members)
+        groups = [[by_key[k].name for k in g] for g in cl.groups]
+        split = "" if cl.audit is None or cl.audit.ok else f" → split {groups}"
+        print(f"- {cl.id} ({cl.audit.verdict if cl.audit else '-'}): {names_}{split}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", default="sqlite:////tmp/toolatlas-bench-merge.db")
     parser.add_argument("--skip-bfcl", action="store_true")
+    parser.add_argument("--bfcl-thresholds", default="0.82,recommended",
+                        help="comma-separated θ for the BFCL merges ('recommended': the calibrated θ of the model)")
+    parser.add_argument("--only-bfcl", action="store_true", help="skip the synthetic, demo and projection parts")
     parser.add_argument("--skip-projection", action="store_true")
     args = parser.parse_args()
     from storage.db import init_db, make_engine
 
     init_db(make_engine(args.db))
-    bench_candidates()
-    bench_demo(args.db)
+    if not args.only_bfcl:
+        bench_candidates()
+        bench_demo(args.db)
     if not args.skip_bfcl:
-        bench_bfcl(args.db)
-    if not args.skip_projection:
+        bench_bfcl(args.db, args.bfcl_thresholds.split(","))
+    if not args.skip_projection and not args.only_bfcl:
         bench_projection(args.db)
 
 

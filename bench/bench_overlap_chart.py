@@ -19,9 +19,9 @@ import plotly.graph_objects as go
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.overlap_charts import _hover, group_colours, overlap_scatter  # noqa: E402
 from core.models import Tool  # noqa: E402
 from core.overlap import MapLayer  # noqa: E402
+from core.overlap_charts import _hover, group_colours, overlap_scatter  # noqa: E402
 
 
 def baseline(layer: MapLayer, tools) -> go.Figure:

@@ -1,11 +1,15 @@
-"""Every retrieval strategy with the offline operators on the public benchmarks, offline memetic
-latency on Seal-Tools, and population fan-out against a local chat server.
+"""Every retrieval strategy with the offline operators on the demo catalog and the public benchmarks, offline
+memetic latency, and population fan-out against a local chat server.
 
-    python bench/bench_strategies.py [--limit N] [--db sqlite:///path] [--skip-quality] [--skip-fanout]
+    python bench/bench_strategies.py [--limit N] [--db sqlite:///path] [--datasets demo,seal_tools,bfcl]
+                                     [--strategies query,single_pass,...] [--skip-quality] [--skip-fanout]
 
-Prints a nDCG@5 / P@5 / R@5 / C@5 table per dataset (Seal-Tools test_in_domain + test_out_domain,
-BFCL), seconds per query, and the fan-out speed-up of memetic (N = 6, G = 3) with a concurrent
-pool versus concurrency 1, both measured in this run.
+Prints a nDCG@5 / P@5 / R@5 / C@5 table per dataset (the demo's test split, Seal-Tools test_in_domain +
+test_out_domain, BFCL), seconds per query, for strategies with a fitness the fitness–truth rank correlation
+(ρ: mean over queries of Spearman's ρ between each scored member's fitness and its nDCG@5 against gold, with
+the number of queries where both varied), and each strategy's nDCG@5 minus single_pass's measured in the same
+run; then the fan-out speed-up of memetic (N = 6, G = 3) with a concurrent pool versus concurrency 1, both
+measured in this run. ``--limit`` samples that many queries per dataset with a fixed seed.
 """
 
 from __future__ import annotations
@@ -23,36 +27,61 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 DATASETS = REPO.parent / "shared" / "datasets"
 STRATEGIES = ["query", "single_pass", "dbd", "ibi", "scattershot", "memetic", "memetic_v2", "reinvoke", "toolscope"]
+DATASET_SPLITS = {"demo": {"test"}, "seal_tools": {"test_in_domain", "test_out_domain"}, "bfcl": None}
 
 
-def quality(db_url: str, limit: int | None) -> None:
-    from core.context import LLMConfig
-    from core.evaluation import evaluate
-    from core.settings import Settings, build_workspace
+def _dataset(ws, name: str):
+    """(version id, query set id, queries of the reported splits) of one dataset, or None when absent."""
     from storage.catalogs import load_queries
 
-    ws = build_workspace(Settings(db_url=db_url))
-    for name, splits in (("seal_tools", {"test_in_domain", "test_out_domain"}), ("bfcl", None)):
+    if name == "demo":
+        info = ws.ensure_demo()
+        query_set = next(s for s in ws.query_sets(info.name) if s.name == "demo")
+        version_id = info.latest.id
+    else:
         folder = DATASETS / name
         if not (folder / "tools.json").exists():
             print(f"[skip] {folder} not found")
-            continue
+            return None
         report = ws.import_files(folder / "tools.json", name=name, queries_path=folder / "queries.jsonl")
-        queries = [q for q in load_queries(ws.db, report.query_set.id) if splits is None or q.split in splits]
+        version_id, query_set = report.version.id, report.query_set
+    splits = DATASET_SPLITS[name]
+    return version_id, query_set.id, [q for q in load_queries(ws.db, query_set.id) if splits is None or q.split in splits]
+
+
+def quality(db_url: str, limit: int | None, datasets: list[str], strategies: list[str]) -> None:
+    from core.context import LLMConfig
+    from core.evaluation import evaluate
+    from core.settings import Settings, build_workspace
+
+    ws = build_workspace(Settings(db_url=db_url))
+    for name in datasets:
+        found = _dataset(ws, name)
+        if found is None:
+            continue
+        version_id, query_set_id, queries = found
         if limit and len(queries) > limit:
             queries = random.Random(0).sample(queries, limit)
         t0 = time.perf_counter()
-        ws.search_engine(report.version.id)
-        print(f"\n## {name}: {report.version.n_tools} tools, {len(queries)} queries (index {time.perf_counter() - t0:.1f} s)")
-        print("| strategy | nDCG@5 | P@5 | R@5 | C@5 | s/query | LLM calls |")
-        print("|---|---|---|---|---|---|---|")
-        for strategy in STRATEGIES:
-            out = evaluate(ws, report.version.id, report.query_set.id, queries, strategy=strategy, k=5,
-                           llm=LLMConfig(), resume=False)
+        engine = ws.search_engine(version_id)
+        print(f"\n## {name}: {len(engine.tools)} tools, {len(queries)} queries (index {time.perf_counter() - t0:.1f} s)")
+        print("| strategy | nDCG@5 | P@5 | R@5 | C@5 | vs single_pass | fitness–truth ρ (queries) | s/query | LLM calls |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        baseline = None
+        for strategy in strategies:
+            out = evaluate(ws, version_id, query_set_id, queries, strategy=strategy, k=5, llm=LLMConfig(),
+                           resume=False)
             m = out.metrics
+            if strategy == "single_pass":
+                baseline = m["ndcg@5"]
             per_query = out.seconds / max(out.n_queries, 1)
+            delta = "" if baseline is None or strategy == "single_pass" else f"{m['ndcg@5'] - baseline:+.4f}"
+            rho = m.get("fitness_truth_spearman")
+            truth = "" if "fitness_truth_queries" not in m else (
+                f"{rho:+.3f} ({m['fitness_truth_queries']})" if rho is not None else f"n/a ({m['fitness_truth_queries']})")
             print(f"| {strategy} | {m['ndcg@5']:.4f} | {m['precision@5']:.4f} | {m['recall@5']:.4f} | "
-                  f"{m['comprehensiveness@5']:.4f} | {per_query:.3f} | {m.get('llm_calls', 0)} |", flush=True)
+                  f"{m['comprehensiveness@5']:.4f} | {delta} | {truth} | {per_query:.3f} | {m.get('llm_calls', 0)} |",
+                  flush=True)
 
 
 class SlowChat(BaseHTTPRequestHandler):
@@ -113,13 +142,21 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, help="queries per dataset (sampled with a fixed seed)")
     parser.add_argument("--db", default="sqlite:////tmp/toolatlas-bench.db")
+    parser.add_argument("--datasets", default="demo,seal_tools,bfcl",
+                        help=f"comma-separated, of: {', '.join(DATASET_SPLITS)}")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES),
+                        help="comma-separated; single_pass first gives every later row its nDCG@5 difference")
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-fanout", action="store_true")
     args = parser.parse_args()
+    datasets = [d for d in args.datasets.split(",") if d]
+    unknown = sorted(set(datasets) - set(DATASET_SPLITS))
+    if unknown:
+        parser.error(f"unknown dataset {unknown[0]!r}; valid: {', '.join(DATASET_SPLITS)}")
     if not args.skip_fanout:
         fanout()
     if not args.skip_quality:
-        quality(args.db, args.limit)
+        quality(args.db, args.limit, datasets, [s for s in args.strategies.split(",") if s])
 
 
 if __name__ == "__main__":

@@ -10,9 +10,7 @@ from components.text import md_escape
 from core.importers._common import MAX_CATALOG_BYTES, MB, check_catalog_size
 from core.importers.benchmark import FORMATS as BENCHMARKS
 from core.importers.benchmark import parse_benchmark, uploaded_benchmark_files
-from core.importers.detect import load_catalog_bytes
 from core.importers.errors import CatalogImportError
-from core.importers.queries import parse_queries_jsonl
 from core.workspace import ImportReport, Workspace
 
 
@@ -47,12 +45,8 @@ def catalog_import_form(ws: Workspace) -> None:
         for f in (upload, qupload):
             if f is not None:
                 check_catalog_size(f.size, f.name)  # before reading: our limit, whatever Streamlit's is
-        parsed = load_catalog_bytes(upload.getvalue(), upload.name, source=upload.name)
-        queries = None
-        if qupload is not None:
-            queries = parse_queries_jsonl(qupload.getvalue(), qupload.name, known_keys={t.key for t in parsed})
-        report = ws.import_tools(new_name.strip(), parsed, queries=queries,
-                                 query_set=qupload.name.rsplit(".", 1)[0] if qupload else None, source=upload.name)
+        report = ws.import_bytes(upload.getvalue(), upload.name, name=new_name.strip(),
+                                 queries=(qupload.getvalue(), qupload.name) if qupload is not None else None)
     except (CatalogImportError, ValueError) as exc:
         st.error(f"Nothing was imported. {md_escape(str(exc))}")
         return

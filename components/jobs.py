@@ -107,7 +107,7 @@ def session_job(ws, *, state_key: str, cancel_key: str, what: str, start: Callab
 KINDS = {"engine": "Embedding a catalog", "projection": "Catalog map", "sweep": "Merge threshold sweep",
          "merge": "Merge run", "merge_measures": "Merge measures", "overlap_links": "Look-alike links",
          "silhouette": "Silhouette before / after", "timeline": "Timeline run", "trials": "Trial run",
-         "eval": "Evaluation run", "playground": "Playground run"}
+         "eval": "Evaluation run", "playground": "Playground run", "check": "Version check"}
 
 
 def _describe(ws, key: Any) -> tuple[str, str]:

@@ -12,16 +12,18 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components.jobs import RESUMES, await_job
-from components.overlap_charts import silhouette_chart
 from components.text import md_escape
 from core.jobs import CANCELLED, DONE, FAILED, RUNNING, JobCancelled
 from core.merging.calibration import PAPER_THRESHOLD, ThresholdAdvice, recommended_threshold
 from core.merging.candidates import SweepRow
+from core.merging.docs import parameter_conflicts
+from core.merging.graph import representative
 from core.merging.measures import mean_silhouette
 from core.merging.pipeline import MergeConfig, MergeResult
 from core.merging.review import Review, decide
 from core.merging.service import MergeMeasures, MergeRun, finished_merge_run, merge_job_key, start_merge
 from core.models import Tool
+from core.overlap_charts import silhouette_chart
 from core.workspace import QuerySetInfo
 
 
@@ -135,24 +137,43 @@ def preferred_query_set(sets: Sequence[QuerySetInfo], catalog: str) -> QuerySetI
     return sets[0] if len(sets) == 1 else None
 
 
+NOT_MEASURED = "not measured"
+
+
+def coverage_note(m: MergeMeasures) -> str:
+    """Why TCCR/UCC have the values they have (or none), in one line of plain text."""
+    c = m.coverage
+    if c is None:
+        return f"{NOT_MEASURED}: the query set has no gold calls with arguments"
+    if not c.measured:
+        return f"{NOT_MEASURED}: none of the {c.unserved_before} gold calls fits its own tool before merging"
+    left_out = f"; {c.unserved_before} that do not fit their own tool even before merging are left out" \
+        if c.unserved_before else ""
+    return f"over {c.calls} gold calls ({c.capabilities} capabilities), argument {c.check} checked{left_out}"
+
+
 def measures_frame(m: MergeMeasures) -> pd.DataFrame:
-    """One row per measure with its value before and after merging. TCCR and UCC exist only after (they ask
-    whether the merged catalog still serves the gold calls), so their "before" is empty."""
+    """One row per measure with its value before and after merging, and a note. TCCR and UCC exist only after
+    (they ask whether the merged catalog still serves the gold calls), so their "before" is empty; without gold
+    calls their note says "not measured" and they hold no value."""
     rows = []
     if m.retrieval is not None:
         r = m.retrieval
         rows += [{"measure": f"Recall@{r.k}", "before": r.recall_before, "after": r.recall_after},
                  {"measure": f"CSR@{r.k}", "before": r.csr_before, "after": r.csr_after}]
-    if m.coverage is not None:
-        rows += [{"measure": "TCCR", "before": None, "after": m.coverage.tccr},
-                 {"measure": "UCC", "before": None, "after": m.coverage.ucc}]
+    if m.retrieval is not None or m.coverage is not None:
+        c, note = m.coverage, coverage_note(m)
+        rows += [{"measure": "TCCR", "before": None, "after": c.tccr if c else None, "note": note},
+                 {"measure": "UCC", "before": None, "after": c.ucc if c else None, "note": note}]
     ks = [k for k, _ in m.silhouette_before]
     span = f" (k = {ks[0]}…{ks[-1]})" if ks else ""
     rows.append({"measure": f"mean silhouette{span}", "before": mean_silhouette(m.silhouette_before),
                  "after": mean_silhouette(m.silhouette_after)})
-    frame = pd.DataFrame(rows, columns=["measure", "before", "after"])
+    frame = pd.DataFrame(rows, columns=["measure", "before", "after", "note"])
+    frame[["before", "after"]] = frame[["before", "after"]].astype(float)
     frame["change"] = frame["after"] - frame["before"]
-    return frame
+    frame["note"] = frame["note"].fillna("")
+    return frame[["measure", "before", "after", "change", "note"]]
 
 
 def render_measures(m: MergeMeasures, *, subject: str, query_set: str | None, key: str) -> None:
@@ -168,8 +189,12 @@ def render_measures(m: MergeMeasures, *, subject: str, query_set: str | None, ke
                    f"tools are relabelled through φ (ToolScope Eq. 3). CSR@{r.k} counts a query solved when the "
                    f"offline select_tools rule, shown the top {r.k} of each catalog, picks exactly its gold tools (as "
                    "eval runs and the CLI measure it). "
-                   "TCCR/UCC: share of gold calls (each gold tool with its required arguments), and of distinct "
-                   "ones, that the tool they map to still accepts (App. K.1).")
+                   "TCCR/UCC: share of the gold calls, and of distinct capabilities (a tool with its argument "
+                   "names), whose arguments and values the tool they map to still accepts, checked against its "
+                   f"JSON Schema (App. K.1; values checked: ours). TCCR/UCC {md_escape(coverage_note(m))}.")
+        if m.coverage is not None and m.coverage.failures:
+            with st.expander(f"Gold calls the merged catalog no longer serves (first {len(m.coverage.failures)})"):
+                st.markdown("\n".join(f"- {md_escape(f, 300)}" for f in m.coverage.failures))
     if m.silhouette_before:
         st.plotly_chart(silhouette_chart(m.silhouette_before, m.silhouette_after), width="stretch",
                         key=f"{key}_silhouette")
@@ -235,7 +260,16 @@ def cluster_review(ws, run_id: int, result: MergeResult, review: Review, by_key:
         with st.container(border=True):
             st.markdown(f"Group {gi}: {md_escape(names)}")
             if len(grp) > 1:
-                rep_key = min(grp, key=lambda k: (len(by_key[k].name), by_key[k].name, k))
+                rep = representative([by_key[k] for k in grp])
+                rep_key = rep.key
+                conflicts = parameter_conflicts(rep, [by_key[k] for k in grp if k != rep_key])
+                if conflicts:
+                    st.markdown(f"**Parameter conflicts** (the merged tool keeps {md_escape(rep.name)}'s; calls of "
+                                "the others that pass such values may no longer fit it):")
+                    st.dataframe(pd.DataFrame([{"parameter": c["parameter"], "kept": c["kept"],
+                                                "member": by_key[c["from"]].name, "member's": c["theirs"]}
+                                               for c in conflicts]),
+                                 hide_index=True, width="stretch", key=f"conflicts_{cid}_{gi}")
                 auto = result.merged_tools.get(rep_key)
                 current = state.docs.get(gi) or (auto.description if auto else by_key[rep_key].description)
                 text = st.text_area("Merged description", current, key=f"doc_{cid}_{gi}")

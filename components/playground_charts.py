@@ -10,6 +10,7 @@ HTML-escaped in every hover and label.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -33,6 +34,7 @@ from core.playground import (
 from core.playground_runs import PlaygroundRun
 from core.playground_service import llm_calls
 from core.strategies.base import RetrievalResult
+from core.strategies.fitness import spearman
 
 GREY = "rgba(150,150,150,0.35)"
 GOLD = "#f4a100"
@@ -49,7 +51,9 @@ OPERATOR_COLOURS = {"ancestor": "#264653", "seed": "#8d99ae", "elite": "#2a9d8f"
                     "copy": "#b0b0b0", "refine": "#3558d6", "refine_all": "#3558d6", "scatter": "#e76f51"}
 COMPONENTS = {  # fitness terms of FitText Eqs. 7 and 15, in words
     "s_ret": ("mean retrieval score", "#2a9d8f"), "llm_score": ("mean LLM relevance score", "#e9c46a"),
-    "mem": ("mean memory penalty", "#8d99ae"), "crowd": ("mean crowding penalty", "#f4a261")}
+    "mem": ("mean memory penalty", "#8d99ae"), "crowd": ("mean crowding penalty", "#f4a261"),
+    "s_anchor": ("mean ancestor-anchored score", "#6a4c93")}
+TRUTH = "#d62828"  # the members' true quality against gold, on every figure that shows it
 ANCESTOR_COLOURS = ("#3558d6", "#e76f51", "#2a9d8f", "#7b2cbf", "#e9c46a", "#264653")
 
 
@@ -150,9 +154,10 @@ def population_animation(tools: Sequence[Tool], coords: np.ndarray, members: Seq
     return fig
 
 
-def fitness_lines(fitness_events: Sequence[dict]) -> go.Figure:
+def fitness_lines(fitness_events: Sequence[dict], k: int = 5) -> go.Figure:
     """Best and mean fitness per generation, with the mean of each term (FitText Eqs. 7, 15); generation g is
-    Alg. 1's round g (1 = the seed population)."""
+    Alg. 1's round g (1 = the seed population). Where the query has gold (events with ``ndcg``), the members'
+    true quality beside it: their mean nDCG@k and the nDCG@k of the fittest member."""
     frame = pd.DataFrame(fitness_events)
     fig = go.Figure()
     if not frame.empty:
@@ -173,9 +178,41 @@ def fitness_lines(fitness_events: Sequence[dict]) -> go.Figure:
                                  line=dict(width=4, color="#e76f51")))
         fig.add_trace(go.Scatter(x=gens, y=mean_f, mode="lines+markers", name="mean fitness",
                                  line=dict(width=2, color="#264653")))
+        if "ndcg" in frame:
+            fittest = frame.loc[by_gen["f"].idxmax()]
+            fig.add_trace(go.Scatter(x=gens, y=list(by_gen["ndcg"].mean()), mode="lines+markers",
+                                     name=f"mean nDCG@{k} against gold (truth)",
+                                     line=dict(width=2, dash="dash", color=TRUTH)))
+            fig.add_trace(go.Scatter(x=gens, y=list(fittest["ndcg"]), mode="markers",
+                                     name=f"nDCG@{k} of the fittest member", marker=dict(size=11, symbol="x",
+                                                                                     color=TRUTH)))
+    title = "Fitness per generation" + (" beside the truth" if "ndcg" in frame else "")
     fig.update_layout(height=340, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="generation",
-                      yaxis_title="value (0–1)", title="Fitness per generation", xaxis=dict(dtick=1),
+                      yaxis_title="value (0–1)", title=title, xaxis=dict(dtick=1),
                       legend=dict(orientation="h", y=-0.25), hovermode="x unified")
+    return fig
+
+
+def fitness_truth_scatter(fitness_events: Sequence[dict], k: int = 5) -> go.Figure | None:
+    """Every scored member as a point, fitness across and its nDCG@k against gold up (one colour per
+    generation), with Spearman's ρ of the two in the title: does fitness rank members the way the truth does?
+    None when the events carry no truth (no gold)."""
+    rows = [f for f in fitness_events if "ndcg" in f]
+    if not rows:
+        return None
+    frame = pd.DataFrame(rows)
+    rho = spearman(list(frame["f"]), list(frame["ndcg"]))
+    fig = go.Figure()
+    for g, group in frame.groupby("generation"):
+        fig.add_trace(go.Scatter(
+            x=group["f"], y=group["ndcg"], mode="markers", name=f"generation {int(g)}",
+            marker=dict(size=10, opacity=0.75, line=dict(width=1, color="#333")),
+            hovertext=[f"{html.escape(member_label(str(r['id']), int(r['generation'])))} · fitness {r['f']:.3f} · "
+                       f"nDCG@{k} {r['ndcg']:.2f}" for _, r in group.iterrows()], hoverinfo="text"))
+    said = "ρ undefined: one of the two never varies" if math.isnan(rho) else f"Spearman ρ = {rho:.2f}"
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=40, b=10), title=f"Fitness against the truth ({said})",
+                      xaxis_title="fitness", yaxis_title=f"nDCG@{k} against gold", yaxis=dict(range=[-0.05, 1.05]),
+                      legend=dict(orientation="h", y=-0.25, title=None))
     return fig
 
 
@@ -322,9 +359,9 @@ def strategy_detail(ws, run: PlaygroundRun, tools: Sequence[Tool], coords: np.nd
         ranked = ranking(res)
         ranking_table(ranked, gold, names, key=f"rank_{name}")
         if any(r.votes is not None for r in ranked):
-            st.caption("★ gold. Ordered by FitText's vote (Alg. 7), not by similarity: each ancestor's last "
-                       "population votes (most votes, then best mean rank), and the list takes the ancestors' "
-                       "winners in turn.")
+            st.caption("★ gold. Ordered by FitText's vote (Alg. 7): each ancestor's last population votes (most "
+                       "votes, then best mean rank); the ancestors' lists are then joined — Scattershot takes their "
+                       "winners in turn, the memetic strategies keep each tool at its best mean similarity.")
         elif not in_score_order(res):
             st.caption("Ordered by the strategy's own rule (Re-Invoke: the best rank a tool reaches for any one "
                        "intent), not by the score shown, which is its best similarity over the intents.")
@@ -332,7 +369,7 @@ def strategy_detail(ws, run: PlaygroundRun, tools: Sequence[Tool], coords: np.nd
         if votes:
             pooled = [{**v, "ancestor": event.get("ancestor", 0)} for event in votes for v in event["votes"]]
             st.plotly_chart(votes_bar(pooled, gold, names, res.keys), width="stretch", key=f"votes_{name}")
-    _search_history(res, step, name)
+    _search_history(res, step, name, k)
     calls = trace_events(res, "llm_call")
     if calls:
         with st.expander(f"LLM calls ({len(calls)})"):
@@ -343,8 +380,9 @@ def strategy_detail(ws, run: PlaygroundRun, tools: Sequence[Tool], coords: np.nd
                 "answer": str(c["output"])[:400]} for c in calls]), hide_index=True, width="stretch")
 
 
-def _search_history(res: RetrievalResult, step: str, name: str) -> None:
-    """Fitness per generation and the lineage, each with its table, side by side when both exist."""
+def _search_history(res: RetrievalResult, step: str, name: str, k: int = 5) -> None:
+    """Fitness per generation and the lineage, each with its table, side by side when both exist; with gold,
+    fitness against the members' true quality under them."""
     fitness = trace_events(res, "fitness")
     described = trace_events(res, "description")
     if not (fitness or described):
@@ -352,12 +390,19 @@ def _search_history(res: RetrievalResult, step: str, name: str) -> None:
     fit_col, tree_col = st.columns(2) if fitness and described else (st.container(), st.container())
     if fitness:
         with fit_col:
-            st.plotly_chart(fitness_lines(fitness), width="stretch", key=f"fit_{name}")
+            st.plotly_chart(fitness_lines(fitness, k), width="stretch", key=f"fit_{name}")
+            truth = fitness_truth_scatter(fitness, k)
+            if truth is not None:
+                st.plotly_chart(truth, width="stretch", key=f"truth_{name}")
+                st.caption(f"Each point is one description in one generation: its fitness (what the strategy "
+                           f"selects on) against its nDCG@{k} against the gold tools (what it should find). A "
+                           "fitness that tracks the truth has points rising to the right (ρ near 1).")
             with st.expander("Fitness of every description"):
                 st.dataframe(pd.DataFrame([{
                     "description": member_label(f["id"], int(f["generation"])), "generation": f["generation"],
                     "ancestor": int(f.get("ancestor", 0)) + 1, "fitness": f["f"],
-                    **{COMPONENTS[c][0].removeprefix("mean "): f[c] for c in COMPONENTS if c in f}}
+                    **{COMPONENTS[c][0].removeprefix("mean "): f[c] for c in COMPONENTS if c in f},
+                    **({f"nDCG@{k} (truth)": f["ndcg"], f"recall@{k} (truth)": f["recall"]} if "ndcg" in f else {})}
                     for f in fitness]), hide_index=True, width="stretch")
     if described:
         with tree_col:

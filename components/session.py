@@ -55,7 +55,8 @@ def _jobs(store: str) -> Jobs:
 
 @st.cache_resource(show_spinner="Opening the store…", max_entries=MAX_WORKSPACES)
 def _workspace(settings: Settings) -> Workspace:
-    ws = build_workspace(settings, jobs=_jobs(settings.db_url or ""))
+    ws = build_workspace(settings, jobs=_jobs(settings.db_url or ""), secret_key=_secret_key())
+    ws.warm_up()  # the embedding model loads beside the demo's import, not in the first visitor's search
     ws.ensure_demo()
     return ws
 

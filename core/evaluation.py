@@ -18,7 +18,8 @@ from core.merging.measures import QuerySelector, offline_selector, rule_selector
 from core.metrics import top_k
 from core.models import Query
 from core.scoring import DEFAULT_METRICS, METRICS, Run, params_label, parse_metric, run_query_from_item, score
-from core.strategies.memory import ToolMemory
+from core.strategies.fitness import fitness_truth, with_truth
+from core.strategies.memory import MemoryEntry, ToolMemory
 from core.strategies.registry import accepted_params, make_strategy, strategy_class
 from core.workspace import Workspace
 from storage import runs
@@ -26,6 +27,9 @@ from storage.ledger import count_calls
 
 BATCH = 32
 EVAL = "eval"
+# How long a strategy's tool memory (FitText App. C.2) lives in an evaluation run: "query" (the default) starts
+# every query empty; "session" keeps one memory across the run's queries, as one agent session would.
+MEMORY_MODES = ("query", "session")
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,16 @@ def run_strategy(
     api_key: str | None = None,
 ) -> Run:
     """Run ``strategy`` over ``queries`` at ``k`` and store each query's answer: its ranking, trace and the
-    tools an agent would use of its top k.
+    tools an agent would use of its top k. Where a query has gold, each fitness event of its trace also gets
+    the member's true quality (``core.strategies.fitness.with_truth``: nDCG@k and recall@k), and the run's
+    measures the fitness–truth rank correlation (``fitness_truth_*``, strategies with a fitness only).
+
+    ``params["memory"]`` (strategies with a tool memory) is one of :data:`MEMORY_MODES`: "query" (the default)
+    gives every query an empty memory; "session" keeps one memory across the run's queries, in their order
+    (FitText App. C.2: the memory lives for the session, so an earlier query's writes are read by the fitness
+    of later ones). A session run stores each query's memory writes with its answer, and a resumed session
+    run rebuilds its memory from the writes of every query already stored, in the run's query order: it holds
+    exactly what an uninterrupted run would hold at that point (queries run one at a time, in order).
 
     After each query's ranking, the ``select_tools`` role is shown the top k and picks the tools an
     agent would use; the pick is stored with the ranking as ``"selected"`` (scored by CSR@k,
@@ -116,7 +129,10 @@ def run_strategy(
         # Runs stored before selections were kept have no "selector": they are never resumed into this one.
         "selector": "select_tools",
     }
-    needs_llm = "operators" in accepted_params(strategy_class(strategy))  # also rejects unknown names
+    accepted = accepted_params(strategy_class(strategy))  # also rejects unknown names
+    needs_llm = "operators" in accepted
+    memory_mode = _memory_mode(params, strategy, "memory" in accepted)
+    strategy_params = {name: value for name, value in params.items() if name != "memory"}
     if needs_llm:
         llm = llm or LLMConfig()
         config.update({"llm": llm.identity(), "seed": seed})
@@ -126,19 +142,25 @@ def run_strategy(
     engine = workspace.search_engine(version_id)
     context = (
         build_context(db, engine, version_id, llm, seed=seed, run_id=run.id, api_key=api_key,
-                      strategy_params=params)
+                      strategy_params=strategy_params)
         if needs_llm
         else {}
     )
-    impl = make_strategy(strategy, engine, context=context, **params)
+    impl = make_strategy(strategy, engine, context=context, **strategy_params)
     select = _selector(db, engine, context, run.id, seed)
     done = runs.done_item_keys(db, run.id)
-    retrieve = _retriever(impl, [q for q in queries if q.id not in done], k)
+    if memory_mode == "session":
+        impl.memory = _session_memory(db, run.id, [q.id for q in queries if q.id in done])
+    retrieve = _retriever(impl, [q for q in queries if q.id not in done], k, fresh_memory=memory_mode == "query")
 
     def answer(q: Query) -> tuple[dict[str, Any], float]:
-        res = retrieve(q)
+        before = len(impl.memory.entries) if memory_mode == "session" else 0
+        res = with_truth(retrieve(q), q.gold, k)
         selected = list(select(q, top_k(res.keys, k)))
-        return {"query": q.text, "gold": list(q.gold), **res.to_json(), "selected": selected}, res.seconds
+        item = {"query": q.text, "gold": list(q.gold), **res.to_json(), "selected": selected}
+        if memory_mode == "session":
+            item["memory_writes"] = [[e.text, sorted(e.keys), e.generation] for e in impl.memory.entries[before:]]
+        return item, res.seconds
 
     run_stage(queries, answer, key=lambda q: q.id, stored=dict.fromkeys(done), workers=1, name="queries",
               save=lambda q, result: runs.add_item(db, run.id, q.id, *result),
@@ -148,6 +170,9 @@ def run_strategy(
     run_measures = getattr(impl, "run_measures", None)
     if callable(run_measures):  # e.g. Re-Invoke's round-trip consistency of its synthetic queries
         measures.update(run_measures())
+    truth = fitness_truth(((q.trace, q.gold) for q in stored.queries), k)
+    if truth is not None:  # a strategy with a fitness: does it rank members the way the gold does?
+        measures.update(truth.as_measures())
     # The selector calls the operators too, so every run has LLM (or offline rule) calls to report.
     measures["llm_calls"] = count_calls(db, run_id=run.id)
     measures["llm_errors"] = count_calls(db, run_id=run.id, errors_only=True)
@@ -156,14 +181,36 @@ def run_strategy(
     return replace(stored, measures=measures, resumed_items=len(done))
 
 
-def _retriever(impl: Any, todo: Sequence[Query], k: int) -> Callable[[Query], Any]:
+def _memory_mode(params: Mapping[str, Any], strategy: str, has_memory: bool) -> str:
+    """The run's memory mode (``params["memory"]``, see :func:`run_strategy`); ValueError naming the valid
+    modes, or saying the strategy keeps no memory."""
+    mode = params.get("memory", "query")
+    if "memory" in params and not has_memory:
+        raise ValueError(f"strategy {strategy!r} keeps no tool memory, so it takes no 'memory' parameter")
+    if mode not in MEMORY_MODES:
+        raise ValueError(f"unknown memory mode {mode!r}; valid modes: {', '.join(MEMORY_MODES)}")
+    return str(mode)
+
+
+def _session_memory(db: Any, run_id: int, done_ids: Sequence[str]) -> ToolMemory:
+    """A session run's memory as its stored queries left it: their recorded writes, in the run's query order."""
+    items = runs.load_items(db, run_id) if done_ids else {}
+    memory = ToolMemory()
+    for qid in done_ids:
+        for text, keys, generation in items.get(qid, {}).get("memory_writes", ()):
+            memory.entries.append(MemoryEntry(str(text), frozenset(keys), int(generation)))
+    return memory
+
+
+def _retriever(impl: Any, todo: Sequence[Query], k: int, *, fresh_memory: bool = True) -> Callable[[Query], Any]:
     """One query's answer from ``impl``. A strategy with ``retrieve_batch`` answers ``BATCH`` queries of
-    ``todo`` at a time, ahead of their turn (asked in order, one at a time, so each batch is the next one)."""
+    ``todo`` at a time, ahead of their turn (asked in order, one at a time, so each batch is the next one).
+    ``fresh_memory``: a strategy with a tool memory starts each query with an empty one."""
     batch_fn = getattr(impl, "retrieve_batch", None)
     if batch_fn is None:
         def one(q: Query) -> Any:
-            if hasattr(impl, "memory"):
-                # FitText's tool memory lives for one session; each query is its own session.
+            if fresh_memory and hasattr(impl, "memory"):
+                # FitText's tool memory lives for one session; here each query is its own session.
                 impl.memory = ToolMemory()
             return impl.retrieve(q.text, k)
         return one

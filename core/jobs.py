@@ -133,7 +133,11 @@ class Job:
                 after.wait()
             self.report(0.0)
             result = fn(self)
-        except StageCancelled as exc:
+        except StageCancelled as exc:  # a stage's own cancel check: the job's readers see JobCancelled either way
+            if not isinstance(exc, JobCancelled):
+                cancelled = JobCancelled(str(exc) or f"{self.key!r} was cancelled")
+                cancelled.__cause__ = exc
+                exc = cancelled
             self._finish(CANCELLED, None, exc)
         except BaseException as exc:  # noqa: BLE001 - kept for whoever reads the result
             self._finish(FAILED, None, exc)

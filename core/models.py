@@ -94,13 +94,45 @@ class McpServer:
 
 
 @dataclass(frozen=True)
+class GoldCall:
+    """One gold tool call with its arguments: ``arguments`` maps each argument to the values a correct call may
+    pass (one value for an exact call; BFCL's "possible answers" list several), ``optional`` names the
+    arguments a correct call may also leave out. JSON-friendly: :meth:`to_json` / :meth:`from_json`."""
+
+    tool: str
+    arguments: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    optional: tuple[str, ...] = ()
+
+    def __hash__(self) -> int:  # argument values may be lists or objects: hash their JSON text
+        return hash(json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False, default=str))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"tool": self.tool, "arguments": {k: list(v) for k, v in self.arguments.items()}}
+        if self.optional:
+            out["optional"] = list(self.optional)
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> GoldCall:
+        return cls(str(obj["tool"]), {str(k): tuple(v) for k, v in dict(obj.get("arguments") or {}).items()},
+                   tuple(str(o) for o in obj.get("optional") or ()))
+
+
+@dataclass(frozen=True)
 class Query:
-    """A query with its gold tool keys (the interchange format's ``{id, query, gold, split}``)."""
+    """A query with its gold tool keys (the interchange format's ``{id, query, gold, split}``) and, where the
+    source has them, its gold calls with arguments (``gold_calls``; each call's tool is one of ``gold``)."""
 
     id: str
     text: str
     gold: tuple[str, ...] = ()
     split: str = ""
+    gold_calls: tuple[GoldCall, ...] = ()
+
+    def __post_init__(self) -> None:
+        stray = [c.tool for c in self.gold_calls if c.tool not in self.gold]
+        if stray:
+            raise ValueError(f"query {self.id!r}: gold call of {stray[0]!r}, which is not a gold tool")
 
 
 def tool_text(tool: Tool, *, with_parameters: bool = True) -> str:

@@ -133,9 +133,11 @@ class RankedTool:
 def ranking(result: RetrievalResult) -> tuple[RankedTool, ...]:
     """The final ranking with, for voted strategies, the vote behind each place.
 
-    Voted strategies take each ancestor's winners in turn (round-robin over ancestors, first appearance kept),
-    so their score, the mean similarity, is not in rank order; the vote is what orders them. The ancestor of a
-    tool is the first, in that round-robin, whose vote listed it."""
+    Voted strategies order each ancestor's list by its vote, then join the lists: Scattershot takes each
+    ancestor's winners in turn (round-robin, first appearance kept), so its score, the mean similarity, is not in
+    rank order; the memetic strategies by default keep each tool at its best mean similarity
+    (``core.strategies.pseudo.merge_lineages``). The ancestor shown for a tool is the first, in round-robin
+    order, whose vote listed it."""
     per_ancestor: dict[int, list[dict[str, Any]]] = {}
     for event in trace_events(result, "vote"):
         per_ancestor.setdefault(int(event.get("ancestor", 0)), []).extend(event.get("votes", []))

@@ -29,6 +29,7 @@ from core.playground_runs import (
     record_strategy,
 )
 from core.strategies.base import RetrievalResult
+from core.strategies.fitness import with_truth
 from core.strategies.memory import ToolMemory
 from core.strategies.registry import make_strategy
 from storage.ledger import CallRecord, list_calls
@@ -100,7 +101,8 @@ def run_playground(ws: Any, run_id: int, llm: LLMConfig, *, api_key: str | None 
                    memory: SessionMemory | None = None, progress: Callable[[float, str], None] | None = None,
                    cancelled: Callable[[], bool] | None = None) -> PlaygroundRun:
     """Run the stored run's strategies that have not answered yet, storing each answer as it comes, then close
-    the run ("done"; "stopped" when cancelled or a strategy fails, which is raised again). ``progress(share,
+    the run ("done"; "stopped" when cancelled or a strategy fails, which is raised again). With gold, each
+    fitness event of an answer carries its member's nDCG@k and recall@k (``with_truth``). ``progress(share,
     label)`` is told before each strategy starts; ``cancelled()`` is asked between strategies (raising
     :class:`StageCancelled`)."""
     run = load_playground_run(ws.db, run_id)
@@ -117,11 +119,12 @@ def run_playground(ws: Any, run_id: int, llm: LLMConfig, *, api_key: str | None 
             context = build_context(ws.db, engine, run.version_id, llm, seed=run.seed, strategy_params=params,
                                     api_key=api_key)
             if memory is None:  # a fresh memory from the context: this run only
-                return make_strategy(name, engine, context=context, **params).retrieve(run.query, run.k), None
+                result = make_strategy(name, engine, context=context, **params).retrieve(run.query, run.k)
+                return with_truth(result, run.gold, run.k), None
             kept = context["memory"] = memory.of(run.version_id, name)
             earlier = ToolMemory(list(kept.entries))
             result = make_strategy(name, engine, context=context, **params).retrieve(run.query, run.k)
-            return result, memory_readout(result, earlier, kept)
+            return with_truth(result, run.gold, run.k), memory_readout(result, earlier, kept)
 
         def save(name: str, answered: Answer) -> None:
             record_strategy(ws.db, run_id, name, *answered)

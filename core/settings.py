@@ -7,8 +7,15 @@ Two kinds of settings: the server's (store, embedding model, reranker, local mod
 LLM endpoint and its key), set by the operator in the environment, and a visitor's (the LLM backend,
 an endpoint with their own key, the tool text), which last for one browser session. A visitor may
 change the server's settings only when the server runs in operator mode (``TOOLATLAS_OPERATOR=1``).
-The server's API key goes only to the server's own endpoint: :func:`api_key_for` is the one place
-that decides which key a request carries.
+The server's API key goes only to the server's own endpoint: :func:`api_key_for` (LLM requests) and
+:func:`embedding_key_for` (embedding requests) decide which key a request carries, by the one rule of
+:func:`server_key_for`.
+
+The embedding backend (``TOOLATLAS_EMBEDDER``: local, openai or precomputed, see
+:data:`core.embedding.EMBEDDER_KINDS`) is a server setting: it decides which vectors the store holds.
+Its endpoint is ``TOOLATLAS_EMBEDDING_BASE_URL`` (default: the server's LLM endpoint) and its key
+``TOOLATLAS_EMBEDDING_API_KEY`` (default: the server's LLM key, only when the embedding endpoint is the LLM
+endpoint). The key is read from the environment when the workspace is built and never kept in ``Settings``.
 """
 
 from __future__ import annotations
@@ -18,9 +25,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from core.embedding import DEFAULT_MODEL_ID
+from core.embedding import DEFAULT_MODEL_ID, EMBEDDER_KINDS
 
 ENV_EMBEDDING = "TOOLATLAS_EMBEDDING_MODEL"
+ENV_EMBEDDER = "TOOLATLAS_EMBEDDER"  # the embedding backend: local | openai | precomputed
+ENV_EMBEDDING_BASE_URL = "TOOLATLAS_EMBEDDING_BASE_URL"  # the server's OpenAI-compatible embeddings endpoint
+ENV_EMBEDDING_API_KEY = "TOOLATLAS_EMBEDDING_API_KEY"  # its key (default: OPENAI_API_KEY for the LLM endpoint)
 ENV_RERANKER = "TOOLATLAS_RERANKER"
 ENV_DB_URL = "TOOLATLAS_DB_URL"
 ENV_ENGINE_BUDGET = "TOOLATLAS_ENGINE_BUDGET"
@@ -43,6 +53,10 @@ TOOL_TEXTS = {"name-description-parameters": True, "name-description": False}
 class Settings:
     db_url: str | None = None
     embedding_model: str = DEFAULT_MODEL_ID
+    embedder: str = "local"  # the embedding backend (core.embedding.EMBEDDER_KINDS)
+    # openai: the endpoint (None: the server's); precomputed: the endpoint for texts without an imported vector
+    # (None: none, such texts are an error)
+    embedding_base_url: str | None = None
     reranker_model: str | None = None
     engine_budget: int | None = None  # tools kept in built search engines (None: the workspace default)
     text_with_parameters: bool = True  # tool text: `name: description` plus parameter names (False: without)
@@ -56,7 +70,12 @@ class Settings:
         text = os.environ.get(ENV_TOOL_TEXT, "").strip() or "name-description-parameters"
         if text not in TOOL_TEXTS:
             raise ValueError(f"{ENV_TOOL_TEXT} must be one of {', '.join(TOOL_TEXTS)}, not {text!r}")
+        embedder = os.environ.get(ENV_EMBEDDER, "").strip() or "local"
+        if embedder not in EMBEDDER_KINDS:
+            raise ValueError(f"{ENV_EMBEDDER} must be one of {', '.join(EMBEDDER_KINDS)}, not {embedder!r}")
         return cls(
+            embedder=embedder,
+            embedding_base_url=os.environ.get(ENV_EMBEDDING_BASE_URL, "").strip() or None,
             text_with_parameters=TOOL_TEXTS[text],
             db_url=os.environ.get(ENV_DB_URL) or None,
             embedding_model=os.environ.get(ENV_EMBEDDING) or DEFAULT_MODEL_ID,
@@ -69,18 +88,38 @@ class Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
-def build_workspace(settings: Settings, *, jobs=None):
+def build_workspace(settings: Settings, *, jobs=None, secret_key: str | None = None):
     """Construct the store, embedder and reranker named by ``settings`` (lazily loaded models); ``jobs``: a
-    job registry to share (``core.jobs.Jobs``; default: one of its own)."""
-    from core.embedding import SentenceTransformerEmbedder
+    job registry to share (``core.jobs.Jobs``; default: one of its own); ``secret_key``: the app's
+    secrets.toml key (see :meth:`ServerEndpoint.from_env`)."""
     from core.search.rerank import CrossEncoderReranker
     from core.workspace import Workspace
+    from storage.cache import SqlVectorCache
     from storage.db import make_engine
 
     reranker = CrossEncoderReranker(settings.reranker_model) if settings.reranker_model else None
     budget = {"engine_budget": settings.engine_budget} if settings.engine_budget else {}
-    return Workspace(make_engine(settings.db_url), SentenceTransformerEmbedder(settings.embedding_model),
-                     reranker=reranker, text_with_parameters=settings.text_with_parameters, jobs=jobs, **budget)
+    engine = make_engine(settings.db_url)
+    embedder = embedder_for(settings, SqlVectorCache(engine), secret_key=secret_key)
+    return Workspace(engine, embedder, reranker=reranker, text_with_parameters=settings.text_with_parameters,
+                     jobs=jobs, **budget)
+
+
+def embedder_for(settings: Settings, cache=None, *, environ: Mapping[str, str] | None = None,
+                 secret_key: str | None = None):
+    """The embedder ``settings`` name (:func:`core.embedding.make_embedder`), with the key the endpoint may
+    get (:func:`embedding_key_for`) read from the environment here, never taken from ``settings``. ``cache``:
+    the store's vector cache (needed by precomputed vectors)."""
+    from core.embedding import make_embedder
+
+    if settings.embedder == "local":
+        return make_embedder("local", settings.embedding_model)
+    server = ServerEndpoint.embedding_from_env(environ, secret_key=secret_key)
+    base_url = settings.embedding_base_url or None
+    if base_url is None and settings.embedder == "openai":
+        base_url = server.base_url
+    return make_embedder(settings.embedder, settings.embedding_model, base_url=base_url,
+                         api_key=embedding_key_for(base_url, server), cache=cache)
 
 
 def operator_mode(environ: Mapping[str, str] | None = None) -> bool:
@@ -112,6 +151,20 @@ class ServerEndpoint:
         from core.context import LLMConfig
 
         return LLMConfig(kind="openai", base_url=self.base_url, model=self.model, replay=replay)
+
+    @classmethod
+    def embedding_from_env(cls, environ: Mapping[str, str] | None = None, *,
+                           secret_key: str | None = None) -> ServerEndpoint:
+        """The operator's embeddings endpoint: ``TOOLATLAS_EMBEDDING_BASE_URL``, else the LLM endpoint of
+        :meth:`from_env`, else OpenAI's; its key ``TOOLATLAS_EMBEDDING_API_KEY``, else the LLM endpoint's key
+        when the two endpoints are the same (the LLM key never goes to another endpoint)."""
+        env = os.environ if environ is None else environ
+        llm = cls.from_env(env, secret_key=secret_key)
+        base = (env.get(ENV_EMBEDDING_BASE_URL) or "").strip() or (llm.base_url if llm else OPENAI_ENDPOINT)
+        key = (env.get(ENV_EMBEDDING_API_KEY) or "").strip() or None
+        if key is None and llm is not None:
+            key = server_key_for(base, llm)
+        return cls(base_url=base, model=(env.get(ENV_EMBEDDING) or "").strip() or DEFAULT_MODEL_ID, api_key=key)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, *,
@@ -149,7 +202,21 @@ def api_key_for(choice: LLMChoice, server: ServerEndpoint | None) -> str | None:
     if getattr(config, "kind", "offline") == "offline":
         return None
     if choice.server_endpoint:
-        if server is not None and server.api_key and config.base_url == server.base_url:
-            return server.api_key
-        return None
+        return server_key_for(config.base_url, server)
     return choice.api_key or None
+
+
+def server_key_for(base_url: str | None, server: ServerEndpoint | None) -> str | None:
+    """The one rule for the server's key: it goes to ``base_url`` only when that is the server endpoint's
+    base URL, character for character (no normalisation: a trailing slash or another scheme is another
+    endpoint); otherwise no key."""
+    if server is not None and server.api_key and base_url is not None and base_url == server.base_url:
+        return server.api_key
+    return None
+
+
+def embedding_key_for(base_url: str | None, server: ServerEndpoint | None) -> str | None:
+    """The key an embeddings request to ``base_url`` carries: the operator's embedding key
+    (:meth:`ServerEndpoint.embedding_from_env`) for the operator's embedding endpoint only, else none. An
+    endpoint typed on the Settings page (operator mode) that is not that endpoint gets no key."""
+    return server_key_for(base_url, server)

@@ -91,6 +91,28 @@ class Workspace:
         self._locks: dict[tuple, threading.Lock] = {}
         # Long work the app runs off its pages' script runs (engine builds, maps, merges), shared by sessions.
         self.jobs = jobs if jobs is not None else Jobs()
+        self._warming: threading.Thread | None = None
+
+    def warm_up(self) -> threading.Thread | None:
+        """Load a local embedding model on a background thread, once (our addition for the app): the model
+        loads lazily, and otherwise the first search or trial after a start pays its load in a visitor's script
+        run, holding up every session behind it. Returns the thread (None when there is nothing to load or it
+        was started before). Errors are left to the first real use, which reports them."""
+        from core.embedding import LazyModel
+
+        with self._lock:
+            if self._warming is not None or not isinstance(self.embedder, LazyModel):
+                return None
+
+            def load() -> None:
+                try:
+                    self.embedder.encode(["warm-up"])
+                except Exception:  # noqa: BLE001, S110 - the first search raises it again where it can be shown
+                    pass
+
+            self._warming = threading.Thread(target=load, name="toolatlas-warm-up", daemon=True)
+        self._warming.start()
+        return self._warming
 
     def _key_lock(self, key: tuple) -> threading.Lock:
         with self._lock:
@@ -119,10 +141,9 @@ class Workspace:
                 unknown = [g for g in q.gold if g not in known]
                 if unknown:
                     raise ValueError(f"query {q.id!r}: gold key {unknown[0]!r} is not a tool of catalog {name!r}")
-        before = {c.name: c.latest.id for c in store.list_catalogs(self.db)}
-        version = store.import_catalog(self.db, name, tools, label=label, source=source)
-        qs = store.import_queries(self.db, name, query_set or name, queries) if queries else None
-        return ImportReport(version, qs, reused=before.get(name) == version.id, dropped=dropped)
+        stored = store.store_catalog(self.db, name, tools, queries=queries or None, query_set=query_set,
+                                     label=label, source=source)  # one transaction: tools and queries, or nothing
+        return ImportReport(stored.version, stored.query_set, reused=stored.reused, dropped=dropped)
 
     def register_mcp_server(self, catalog: str, server: McpServer) -> None:
         """Record the MCP server that serves ``catalog``'s tools: for the operator's ``import-mcp`` only."""
@@ -135,25 +156,50 @@ class Workspace:
     def import_files(
         self, tools_path: str | Path, *, name: str | None = None, queries_path: str | Path | None = None, label: str = ""
     ) -> ImportReport:
-        """Import a catalog file (OpenAI tools, OpenAPI or saved MCP list) and optional queries JSONL.
+        """Import a catalog file (OpenAI tools, OpenAPI or saved MCP list) and optional queries JSONL: each file
+        read (size checked first), then :meth:`import_bytes`."""
+        from core.importers.detect import read_catalog_file
+
+        tools_path = Path(tools_path)
+        queries = None
+        if queries_path is not None:
+            queries = (read_catalog_file(queries_path), str(queries_path))
+        return self.import_bytes(read_catalog_file(tools_path), str(tools_path), name=name, queries=queries,
+                                 label=label)
+
+    def import_bytes(self, data: bytes | str, filename: str, *, name: str | None = None,
+                     queries: tuple[bytes | str, str] | None = None, label: str = "",
+                     source: str = "") -> ImportReport:
+        """The one way from a catalog file's content to a stored version, for the CLI and the Catalog page:
+        size checked, format detected, parsed and validated (``core.importers.detect``), queries JSONL
+        (``queries``: its content and file name) checked against the tools, then stored all or nothing
+        (:meth:`import_tools`). The query set is named after its file.
 
         Without a name, the catalog is named after the file and its content hash, so the
         same file imported twice is the same catalog (``eval --tools`` names its own).
         """
-        from core.importers.detect import load_catalog_bytes, read_catalog_file
+        from core.importers.detect import load_catalog_bytes
+
+        stem = Path(filename).stem
+        tools = load_catalog_bytes(data, filename, source=Path(filename).name)
+        parsed = None
+        if queries is not None:
+            parsed = self._parse_queries(*queries, known_keys={t.key for t in tools})
+        if name is None:
+            raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+            name = f"{stem}-{hashlib.sha256(raw).hexdigest()[:10]}"
+        return self.import_tools(name, tools, queries=parsed, query_set=Path(queries[1]).stem if queries else None,
+                                 label=label, source=source or filename)
+
+    @staticmethod
+    def _parse_queries(data: bytes | str, filename: str, *, known_keys) -> tuple[Query, ...]:
+        """A queries JSONL's queries, size checked and every gold key one of ``known_keys``."""
+        from core.importers._common import check_catalog_size
         from core.importers.queries import parse_queries_jsonl
 
-        tools_path = Path(tools_path)
-        data = read_catalog_file(tools_path)  # size-checked before reading
-        tools = load_catalog_bytes(data, str(tools_path), source=tools_path.name)
-        queries = None
-        if queries_path is not None:
-            qpath = Path(queries_path)
-            queries = parse_queries_jsonl(qpath.read_bytes(), str(qpath), known_keys={t.key for t in tools})
-        if name is None:
-            name = f"{tools_path.stem}-{hashlib.sha256(data).hexdigest()[:10]}"
-        qs_name = Path(queries_path).stem if queries_path is not None else None
-        return self.import_tools(name, tools, queries=queries, query_set=qs_name, label=label, source=str(tools_path))
+        check_catalog_size(len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data),
+                           filename)
+        return parse_queries_jsonl(data, filename, known_keys=known_keys)
 
     def import_benchmark(self, parsed: Any, *, name: str | None = None, label: str = "",
                          source: str = "") -> ImportReport:
@@ -163,19 +209,20 @@ class Workspace:
         return self.import_tools(name, parsed.tools, queries=parsed.queries or None, query_set=name,
                                  label=label or parsed.benchmark, source=source or parsed.benchmark)
 
-    def import_query_file(self, catalog: str, path: str | Path, *, version_id: int) -> store.QuerySetInfo:
-        """Attach a queries JSONL to a stored catalog, checking gold keys against ``version_id``."""
-        from core.importers.queries import parse_queries_jsonl
+    def import_query_file(self, catalog: str, path: str | Path, *, version_id: int, name: str | None = None,
+                          known_keys=None) -> store.QuerySetInfo:
+        """Attach a queries JSONL to a stored catalog as query set ``name`` (default: the file's name), checking
+        gold keys against ``version_id``'s tools (or ``known_keys``)."""
+        from core.importers.detect import read_catalog_file
 
         path = Path(path)
-        known = {t.key for t in self.tools(version_id)}
-        queries = parse_queries_jsonl(path.read_bytes(), str(path), known_keys=known)
-        return store.import_queries(self.db, catalog, path.stem, queries)
+        known = {t.key for t in self.tools(version_id)} if known_keys is None else known_keys
+        queries = self._parse_queries(read_catalog_file(path), str(path), known_keys=known)
+        return store.import_queries(self.db, catalog, name or path.stem, queries)
 
     def ensure_demo(self) -> store.CatalogInfo:
         """Load the built-in demo catalog (5 versions, gold queries, timeline queries) unless already stored."""
         from core.importers.openai_tools import load_openai_tools
-        from core.importers.queries import parse_queries_jsonl
 
         versions = sorted((DEMO_DIR / "versions").glob("v*.json"), key=lambda p: int(p.stem[1:]))
         if not versions:
@@ -189,18 +236,13 @@ class Workspace:
             info = None
         stored = len(info.versions) if info else 0
         for path in versions[stored:]:
-            store.import_catalog(self.db, DEMO_CATALOG, load_openai_tools(path, source="demo"), label=path.stem,
-                                 source="demo")
-        latest_tools = self.tools(store.get_version(self.db, DEMO_CATALOG).id)
-        qpath = DEMO_DIR / "queries.jsonl"
-        queries = parse_queries_jsonl(qpath.read_bytes(), str(qpath), known_keys={t.key for t in latest_tools})
-        store.import_queries(self.db, DEMO_CATALOG, DEMO_QUERY_SET, queries)
+            self.import_tools(DEMO_CATALOG, load_openai_tools(path, source="demo"), label=path.stem, source="demo")
+        latest = store.get_version(self.db, DEMO_CATALOG).id
+        self.import_query_file(DEMO_CATALOG, DEMO_DIR / "queries.jsonl", version_id=latest, name=DEMO_QUERY_SET)
         # The timeline set asks for tools that come, go or get rewritten across the versions, so its gold
         # keys are checked against every version, not only the latest.
-        every_key = set(self.every_tool(DEMO_CATALOG))
-        tpath = DEMO_DIR / "timeline_queries.jsonl"
-        timeline = parse_queries_jsonl(tpath.read_bytes(), str(tpath), known_keys=every_key)
-        store.import_queries(self.db, DEMO_CATALOG, DEMO_TIMELINE_SET, timeline)
+        self.import_query_file(DEMO_CATALOG, DEMO_DIR / "timeline_queries.jsonl", version_id=latest,
+                               name=DEMO_TIMELINE_SET, known_keys=set(self.every_tool(DEMO_CATALOG)))
         return store.get_catalog(self.db, DEMO_CATALOG)
 
     def delete_catalog(self, name: str) -> store.DeletedCatalog:

@@ -9,6 +9,7 @@ from components.charts import (
     doc_quality_bar,
     parameter_count_histogram,
 )
+from components.check_view import compare_versions
 from components.import_forms import benchmark_import_form, catalog_import_form
 from components.pickers import catalog_picker, choose, ensure_engine
 from components.search_view import DESCRIPTION_COLUMN, search_panel
@@ -67,10 +68,17 @@ with tab_stats:
     m[2].metric("Median description", f"{stats.median_description_words:.0f} words")
     m[3].metric("Mean parameters", stats.mean_parameters)
     m[4].metric("Without description", stats.empty_descriptions)
+    # Built once per version and session, like the ratings below: building a figure costs more than drawing it,
+    # and every rerun of the page (a filter, a page switch back) would build them again.
+    figures_key = f"catalog_figures_{version.id}"
+    if figures_key not in st.session_state:
+        st.session_state[figures_key] = (description_length_histogram(tools), parameter_count_histogram(tools),
+                                         category_bar(tools))
+    lengths_fig, parameters_fig, categories_fig = st.session_state[figures_key]
     left, right = st.columns(2)
-    left.plotly_chart(description_length_histogram(tools), width="stretch")
-    right.plotly_chart(parameter_count_histogram(tools), width="stretch")
-    st.plotly_chart(category_bar(tools), width="stretch")
+    left.plotly_chart(lengths_fig, width="stretch")
+    right.plotly_chart(parameters_fig, width="stretch")
+    st.plotly_chart(categories_fig, width="stretch")
 
     st.subheader("Documentation quality")
     st.caption("Rules, instant: a description missing, very short or only restating the name; parameters "
@@ -79,10 +87,11 @@ with tab_stats:
     # Every tab's body runs on every rerun of the page (a filter change is one): rate a version once per session.
     quality_key = f"doc_quality_{version.id}"
     if quality_key not in st.session_state:
-        st.session_state[quality_key] = rate_all(tools)
-    ratings = st.session_state[quality_key]
+        ratings = rate_all(tools)
+        st.session_state[quality_key] = (ratings, doc_quality_bar([r.score for r in ratings]))
+    ratings, quality_fig = st.session_state[quality_key]
     q1, q2 = st.columns(2)
-    q1.plotly_chart(doc_quality_bar([r.score for r in ratings]), width="stretch")
+    q1.plotly_chart(quality_fig, width="stretch")
     kinds = issue_kinds(ratings)
     if kinds:
         q2.dataframe(pd.DataFrame({"problem": list(kinds), "tools": list(kinds.values())}), hide_index=True,
@@ -102,7 +111,7 @@ with tab_io:
     e1, e2 = st.columns(2)
     e1.download_button(
         f"Download {md_escape(name)} v{version.number} as {EXPORT_FORMATS['openai']}",
-        data=export_openai_tools(tools, "openai"),
+        data=lambda: export_openai_tools(tools, "openai"),  # made on click, not on every run of the page
         file_name=f"{name}-v{version.number}.json",
         mime="application/json",
         key="export_button",
@@ -110,7 +119,7 @@ with tab_io:
     )
     e2.download_button(
         f"Download as {EXPORT_FORMATS['atlas']}",
-        data=export_openai_tools(tools, "atlas"),
+        data=lambda: export_openai_tools(tools, "atlas"),
         file_name=f"{name}-v{version.number}.atlas.json",
         mime="application/json",
         key="export_atlas_button",
@@ -131,3 +140,6 @@ with tab_io:
             st.rerun()
     if "delete_done" in st.session_state:
         st.success(md_escape(st.session_state.pop("delete_done")))
+
+st.divider()
+compare_versions(ws, info)  # two stored versions checked against each other (toolatlas check), with its report

@@ -7,7 +7,6 @@ import streamlit as st
 
 from components.jobs import job_result
 from components.merge_view import finished_merge
-from components.overlap_charts import MAP_SUBTITLE, overlap_scatter, shared_axes, silhouette_chart
 from components.pickers import catalog_picker, ensure_engine
 from components.projection import LABELS, map_coords, map_params
 from components.session import llm_config, workspace
@@ -27,6 +26,7 @@ from core.overlap import (
     original_layer,
     selected_keys,
 )
+from core.overlap_charts import MAP_SUBTITLE, overlap_scatter, shared_axes, silhouette_chart
 from core.projection import METHODS
 
 LARGE_CATALOG = 20_000

@@ -1,4 +1,4 @@
-"""Settings page: the LLM backend, embedding model, reranker and database — each with a live check.
+"""Settings page: the LLM backend, embedding backend and model, reranker and database — each with a live check.
 
 Two kinds of settings. A visitor's (the LLM backend, an endpoint with their own key, the tool text) last
 for this browser session only. The server's (store, local model file, embedding model, reranker, the
@@ -21,16 +21,23 @@ from components.session import (
 )
 from components.text import md_escape
 from core.context import LLMConfig
+from core.embedding import EMBEDDER_KINDS, check_embedder
 from core.settings import (
     DEFAULT_LLM_MODEL,
     ENV_DB_URL,
+    ENV_EMBEDDER,
     ENV_EMBEDDING,
+    ENV_EMBEDDING_API_KEY,
+    ENV_EMBEDDING_BASE_URL,
     ENV_LLM_GGUF,
     ENV_OPERATOR,
     ENV_RERANKER,
     OPENAI_ENDPOINT,
     LLMChoice,
+    ServerEndpoint,
     api_key_for,
+    embedder_for,
+    embedding_key_for,
     operator_mode,
 )
 from core.workspace import check_store
@@ -180,24 +187,42 @@ else:
         st.info("Stopped; back to the offline operators.")
 
 st.subheader("Embedding model")
+emb_server = ServerEndpoint.embedding_from_env()  # the operator's embeddings endpoint; its key is never shown
+emb_kinds = list(EMBEDDER_KINDS)
 if operator:
-    emb = st.text_input("Model id or local folder", settings.embedding_model, key="set_embedding")
+    emb_kind = st.radio("Embedding backend", emb_kinds, format_func=lambda k: f"{k}: {EMBEDDER_KINDS[k]}",
+                        index=emb_kinds.index(settings.embedder), key="set_embedder")
+    emb = st.text_input("Model id or local folder", settings.embedding_model, key="set_embedding",
+                        help="local: a model id or folder; openai: the model name at the endpoint; precomputed: "
+                             "the id the vectors were imported under")
+    emb_url = st.text_input("Embeddings endpoint (OpenAI-compatible)", settings.embedding_base_url or "",
+                            key="set_embedding_url", disabled=emb_kind == "local",
+                            placeholder="empty: none (texts without imported vectors are an error)"
+                            if emb_kind == "precomputed" else f"empty: the server's ({emb_server.base_url})")
 else:
+    emb_kind = st.radio("Embedding backend", emb_kinds, format_func=lambda k: f"{k}: {EMBEDDER_KINDS[k]}",
+                        index=emb_kinds.index(settings.embedder), key="set_embedder", disabled=True)
     st.text_input("Model id or local folder", settings.embedding_model, disabled=True, key="set_embedding")
-    set_by_operator(ENV_EMBEDDING)
-    emb = settings.embedding_model
+    st.text_input("Embeddings endpoint (OpenAI-compatible)", settings.embedding_base_url or "", disabled=True,
+                  key="set_embedding_url", placeholder="none set on this server")
+    set_by_operator(ENV_EMBEDDER, ENV_EMBEDDING, ENV_EMBEDDING_BASE_URL, ENV_EMBEDDING_API_KEY)
+    emb, emb_url = settings.embedding_model, settings.embedding_base_url or ""
+candidate = settings.with_overrides(embedder=emb_kind, embedding_model=emb.strip(), embedding_base_url=emb_url.strip())
+if emb_kind != "local":
+    sent_to = emb_url.strip() or (emb_server.base_url if emb_kind == "openai" else "")
+    if sent_to and embedding_key_for(sent_to, emb_server):
+        st.markdown("API key: **set on the server** (sent to the server's embeddings endpoint only, never shown)")
+    elif sent_to:
+        st.markdown("API key: none is sent to this endpoint (the server's key goes to the server's endpoint only)")
 c1, c2 = st.columns(2)
 if c1.button("Check model", key="check_embedder"):
-    from core.embedding import SentenceTransformerEmbedder
-
     try:
-        with st.spinner("Loading…"):
-            vec = SentenceTransformerEmbedder(emb).encode(["reachability check"])
-        verdict(True, f"Loaded: {vec.shape[1]}-dimensional vectors.")
+        with st.spinner("Loading…" if emb_kind == "local" else "Asking…"):
+            verdict(*check_embedder(embedder_for(candidate, ws.cache)))
     except ValueError as exc:
         verdict(False, str(exc))
 if operator and c2.button("Use this model", key="set_use_embedding"):
-    overrides["embedding_model"] = emb
+    overrides.update(embedder=emb_kind, embedding_model=emb.strip(), embedding_base_url=emb_url.strip())
     st.success("Switched; catalogs are re-embedded on first use (and cached).")
 
 texts = {True: "name: description, then the parameter names (default)", False: "name: description only"}

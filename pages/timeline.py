@@ -13,7 +13,9 @@ from components.timeline_view import (
     changes_chart,
     forget_discover_chart,
     method_label,
+    paired_table,
     regression_frame,
+    rescued_line,
     revision_view,
     run_map,
     step_map_chart,
@@ -29,7 +31,14 @@ from core.evolution.maps import step_counts, step_status
 from core.evolution.markov import PATTERNS, MarkovConfig
 from core.evolution.methods import DEFAULT_METHODS
 from core.evolution.pipeline import EvolutionConfig
-from core.evolution.report import discoveries, doc_history, regressions, revised_keys, table_rows
+from core.evolution.report import (
+    discoveries,
+    doc_history,
+    regressions,
+    rescued,
+    revised_keys,
+    table_rows,
+)
 from core.evolution.service import EvolutionSpec, finished_run, list_evolution_runs, run_evolution
 from core.execution.setup import plan_executors
 
@@ -76,8 +85,18 @@ with st.sidebar:
     judge = st.radio("Success means", ["selection", "execution"], horizontal=True, key="timeline_judge",
                      disabled=not execute, format_func=lambda j: {"selection": "gold tool picked",
                                                                   "execution": "picked and its call worked"}[j])
+    fallback = st.toggle("Fall back after a failed call", value=True, key="timeline_fallback",
+                         disabled=not execute or judge != "execution",
+                         help="When a picked tool's call fails, the agent may call a tool its relational notes name "
+                              "as a fallback (CONTDA Fig. 9; our rule). Only calls can fail: it needs the execution "
+                              "judge, and only methods with notes have fallbacks to follow.")
+    index_notes = st.toggle("Index relational notes for retrieval", value=False, key="timeline_index_notes",
+                            help="Off: retrieval reads each tool's description and the notes are shown to the "
+                                 "selecting agent only. On: the notes are appended to the indexed text, as the "
+                                 "paper appends them to the documentation.")
     seeds = st.slider("Seeds", 1, 5, 1, key="timeline_seeds",
-                      help="Each seed is a separate sequence (Markov) and separate Stage I sampling.")
+                      help="Each seed is a separate sequence (Markov) and separate Stage I sampling. The paper "
+                           "runs five; the paired test below needs at least 10 (seed, step) cells.")
     methods = st.multiselect("Methods", list(DEFAULT_METHODS), default=list(DEFAULT_METHODS), key="timeline_methods",
                              format_func=method_label)
     k = st.number_input("Top-k retrieved", 1, 20, 5, key="timeline_k")
@@ -106,7 +125,8 @@ def _run_again_button() -> None:
 
 
 fingerprint = repr((info.name, version.id, source, (pattern, steps, rate) if source == MARKOV else None, set_name,
-                    plan_key(plan) if plan is not None else None, judge, seeds, tuple(methods), int(k),
+                    plan_key(plan) if plan is not None else None, judge, fallback, index_notes, seeds, tuple(methods),
+                    int(k),
                     int(n_queries), tuple(sorted(llm.identity().items()))))
 again_clicked = st.session_state.pop("timeline_force", False)
 if twin is not None and twin[0] == fingerprint and not run_clicked:
@@ -121,7 +141,8 @@ if run_clicked or again_clicked:
             info.name, "versions" if source == VERSIONS else "markov",
             MarkovConfig(pattern=pattern, steps=steps, rate=rate) if source == MARKOV else MarkovConfig(),
             pool_version=version.number if source == MARKOV else None, seeds=tuple(range(seeds)),
-            methods=tuple(methods), config=EvolutionConfig(k=int(k), judge=judge if execute else "selection"))
+            methods=tuple(methods), config=EvolutionConfig(k=int(k), judge=judge if execute else "selection",
+                                                           fallback=fallback, index_notes=index_notes))
         router = executor_router(plan) if execute else None
         chosen_queries = select_queries(gold, limit=int(n_queries))
         api_key = llm_api_key()
@@ -217,20 +238,53 @@ st.caption(f"Run #{run.run_id} · {len(run.query_ids)} queries · {summary['step
            f"· seeds {', '.join(map(str, seeds_in_run))} · {run.llm_calls} operator calls · in %, "
            f"{spread} (CONTDA Eqs. 3–5, Table 2).")
 
+st.subheader("Paired test between methods")
+st.dataframe(paired_table(ws, run), hide_index=True, width="stretch", key="timeline_tests")
+run_config = run.spec.get("config") or {}
+fell_back = ("Queries solved through a fallback after a failed call (summed over steps, mean over seeds): "
+             + rescued_line(rescued(run.results), methods_in_run) + "."
+             if run_config.get("judge") == "execution" and run_config.get("fallback", False) else
+             "No fallback in this run (it needs the execution judge and the fallback switch).")
+st.caption("Each method's success rate against the baseline's (the original docs when run) on the same toolset, "
+           "one pair per (seed, step) cell from t1 (at t0 every method reads the catalog's documentation): mean difference in percentage "
+           "points, bootstrap 95% interval and the paired permutation test's two-sided p (our addition: the paper "
+           f"reports means only). {fell_back}")
+
 # 2.–5. figures
-st.plotly_chart(changes_chart(step_counts(sequence), labels), width="stretch", key="timeline_changes")
+
+
+def _figure(name: str, build):
+    """A figure of a finished run, built once per session and seed: building a Plotly figure costs more than
+    drawing it, and every rerun of this page (a page switch back, the step slider) built all of them again."""
+    if run.status != "done":  # still filling in: its summary changes
+        return build()
+    kept = st.session_state.setdefault("timeline_figures", {})
+    key = (run.run_id, seed, name)
+    if key not in kept:
+        if len(kept) >= 40:
+            kept.clear()
+        kept[key] = build()
+    return kept[key]
+
+
+st.plotly_chart(_figure("changes", lambda: changes_chart(step_counts(sequence), labels)), width="stretch",
+                key="timeline_changes")
 st.caption(f"CONTDA Fig. 1B for seed {seed}: the toolset at each step; t0 is the starting toolset.")
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(success_chart(summary, labels), width="stretch", key="timeline_success")
+    st.plotly_chart(_figure("success", lambda: success_chart(summary, labels)), width="stretch",
+                    key="timeline_success")
     st.caption("CONTDA Fig. 1A: share of queries solved at each step (gold tool available, retrieved in the "
-               "top-k and selected).")
+               "top-k and selected; with the execution judge its call must work, and a fallback the notes name "
+               "may stand in after a failed call).")
 with right:
-    st.plotly_chart(tradeoff_chart(summary), width="stretch", key="timeline_tradeoff")
+    st.plotly_chart(_figure("tradeoff", lambda: tradeoff_chart(summary)), width="stretch",
+                    key="timeline_tradeoff")
     st.caption("CONTDA Fig. 4b: further left forgets less, higher up discovers more. The axes zoom to the "
                "methods' points, so small differences show; hover a point for its numbers.")
 if T >= 1:
-    st.plotly_chart(forget_discover_chart(summary, labels), width="stretch", key="timeline_fd")
+    st.plotly_chart(_figure("forget_discover", lambda: forget_discover_chart(summary, labels)), width="stretch",
+                    key="timeline_fd")
     st.caption("CONTDA Fig. 1C: Forget_t and Discover_t for t = 1…T.")
 
 # 6. map at a step

@@ -23,11 +23,11 @@ from core.execution.setup import plan_executors
 from core.models import Query
 from core.strategies.registry import strategy_names
 from core.trials.pipeline import TrialConfig
-from core.trials.service import load_trial_run, rerun_in_run, run_trial_set
+from core.trials.service import latest_report, load_trial_run, run_trial_set, start_rerun
 
 st.title("Trials")
 st.caption("Do the retrieved tools really work? Pick or type a request and press **Run trials**: the top-K are "
-           "called for real and re-ranked on what happened (GRETEL).")
+           "called for real and re-ranked on what happened (GRETEL), then measured at the cut-offs you pick.")
 ws = workspace()
 info, version = catalog_picker(ws)
 engine = ensure_engine(ws, version)
@@ -37,16 +37,23 @@ with st.sidebar:
     st.divider()
     strategies = list(strategy_names())
     strategy = st.selectbox("Initial ranking", strategies, index=strategies.index("query"), key="trials_strategy")
-    k = st.slider("Candidates tried (K)", 3, 20, 10, key="trials_k")
+    k = st.slider("Candidates tried (K)", 3, 30, 20, key="trials_k",
+                  help="The pool tried and re-ranked. Larger than the cut-offs, so a working tool from below a "
+                       "cut-off can move into it.")
+    cutoffs = st.multiselect("Measured at", [1, 3, 5, 10, 20], default=[5, 10], key="trials_cutoffs",
+                             help="Recall@K, nDCG@K and Pass@K are reported at each (GRETEL reports 5 and 10).")
     simulate = st.toggle("Simulate after transient failures", value=True, key="trials_simulate")
+    judge = st.toggle("Judge whether answers serve the request", value=True, key="trials_judge",
+                      help="A non-empty answer about something else is a semantic mismatch (GRETEL Table 4).")
     timeout = st.slider("Call timeout (s)", 1.0, 30.0, 8.0, 0.5, key="trials_timeout")
-    st.caption("Planner / simulator / re-ranker: "
-               + ("**offline rules (not an LLM)**" if llm.kind == "offline" else f"**{md_escape(llm.model or '')}**"))
+    st.caption("Planner / simulator / judge / re-ranker: "
+               + ("**offline rules (not an LLM)**: the judge checks word overlap between request and answer"
+                  if llm.kind == "offline" else f"**{md_escape(llm.model or '')}**"))
     sandbox = sandbox_choice(engine.tools, key=f"trials_sandbox_{info.name}")
 plan = approve_plan(plan_executors(ws.mcp_servers(info.name), demo=info.name == "demo", sandbox=sandbox),
                     key="trials")
 router = executor_router(plan)
-config = TrialConfig(k=k, simulate=simulate, timeout=timeout)
+config = TrialConfig(k=k, simulate=simulate, timeout=timeout, cutoffs=tuple(cutoffs) or (5, 10), judge=judge)
 api_key = llm_api_key()
 sets = ws.query_sets(info.name)
 gold_queries = list(ws.queries(sets[0].id)) if sets else []
@@ -103,14 +110,28 @@ if view == "One query":
                 "trace of every call appears here.")
     else:
         run_id, qid = last
-        _, reports = load_trial_run(ws, run_id)
-        report = st.session_state.get(f"trials_rerun_{run_id}_{qid}") or next(r for r in reports if r.query_id == qid)
+        # a "Re-run this candidate" click (its button is drawn below, with the candidate's trace) starts the
+        # re-run as a background job here, before the report is drawn, so the page shows its progress first
+        rerun_start = None
+        clicked = next((k for k in list(st.session_state.keys()) if isinstance(k, str)
+                        and k.startswith("trials_rerun_btn_") and st.session_state.get(k) is True), None)
+        if clicked is not None:
+            tool_key = clicked.removeprefix("trials_rerun_btn_")
+
+            def rerun_start(tool_key=tool_key):
+                return start_rerun(ws, run_id, qid, tool_key, router, llm=llm, api_key=api_key,
+                                   executors=plan_key(plan))
+        session_job(ws, state_key="trials_rerun_job", cancel_key="trials_rerun_cancel", what="The re-run was",
+                    start=rerun_start)
+        report = latest_report(ws, run_id, qid)  # with the newest re-run's evidence, once one is stored
         st.markdown(f"**Request:** {md_escape(report.query)}")
         if report.gold:
             st.caption("Gold: " + ", ".join(md_escape(names.get(g, g)) for g in report.gold))
         if report.rerank.error:
             st.warning(f"The re-ranker failed ({md_escape(report.rerank.error)}); the evidence order was used.")
         st.subheader("Ranking before → after")
+        st.caption("A **SIMULATED** answer is a stand-in written after a passing failure, not the tool's own: it "
+                   "ranks with the successes, as GRETEL counts simulation evidence, and is flagged in every row.")
         st.dataframe(ranking_table(report, names), hide_index=True, width="stretch", key="trials_ranking")
         st.subheader("Trace per candidate")
         st.caption("In the order after re-ranking. Open one to read its trial left to right: the planned "
@@ -121,12 +142,11 @@ if view == "One query":
                              expanded=False):
                 show_trial(trial, key=f"trial_{key}")
                 with st.container(horizontal=True, vertical_alignment="center"):
-                    rerun = st.button("Re-run this candidate", key=f"trials_rerun_btn_{key}")
+                    st.button("Re-run this candidate", key=f"trials_rerun_btn_{key}",
+                              disabled=st.session_state.get("trials_rerun_job") is not None,
+                              help="Call this tool again (say, after fixing its server) and re-rank; the "
+                                   "earlier evidence is kept in the run.")
                     trace_json(trial, key=f"trial_{key}")
-                if rerun:
-                    fresh = rerun_in_run(ws, run_id, qid, key, router, llm=llm, api_key=api_key)
-                    st.session_state[f"trials_rerun_{run_id}_{qid}"] = fresh
-                    st.rerun()
 
 else:
     if not gold_queries:
@@ -149,6 +169,9 @@ else:
         if set_run:
             info_run, reports = load_trial_run(ws, set_run)
             metrics = info_run.metrics
+            at = metrics.get("cutoffs") or [metrics.get("k", 5)] + [int(key[3:]) for key in metrics if key.startswith("at_")]
+            st.caption(f"{metrics.get('pool', info_run.config.get('trial', {}).get('k', '?'))} candidates tried and "
+                       "re-ranked per query; measured at " + " and ".join(f"@{a}" for a in at) + ".")
             c = st.columns(4)
             c[0].metric("Queries", metrics.get("queries", len(reports)))
             c[1].metric("Trials", metrics.get("trials", 0))
@@ -159,5 +182,5 @@ else:
                 "after": st.column_config.NumberColumn(format="%.3f"),
                 "change": st.column_config.NumberColumn(format="%+.3f")})
             st.plotly_chart(taxonomy_chart(metrics.get("failures", {})), width="stretch", key="trials_taxonomy")
-            st.dataframe(reports_table(reports, min(5, k)), hide_index=True, width="stretch", key="trials_reports",
+            st.dataframe(reports_table(reports, int(metrics.get("k", min(5, k)))), hide_index=True, width="stretch", key="trials_reports",
                          placeholder="—")  # a gold tool outside the candidates has no rank

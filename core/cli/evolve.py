@@ -62,7 +62,8 @@ def cmd_evolve(args) -> int:
     markov = MarkovConfig(pattern=args.pattern, steps=args.steps, initial=args.initial, rate=args.rate)
     config = EvolutionConfig(k=args.k, explore=ExploreConfig(tau=args.tau, k=args.related, max_iterations=args.budget),
                              adjust=AdjustConfig(max_cluster=args.max_cluster, gamma=args.gamma),
-                             concurrency=args.concurrency, judge=args.judge)
+                             concurrency=args.concurrency, judge=args.judge, index_notes=args.index_notes,
+                             fallback=not args.no_fallback)
     spec = EvolutionSpec(args.name, source, markov, seeds=tuple(range(args.seeds)),
                          methods=tuple(args.method or DEFAULT_METHODS),
                          config=config)
@@ -80,6 +81,7 @@ def cmd_evolve(args) -> int:
             sys.stderr.write("\n")
         sys.stderr.flush()
 
+    from core.evolution.report import paired_rows, rescued
     from core.evolution.service import finished_run, load_evolution
 
     stored = None if args.fresh else finished_run(ws, spec, queries, llm=llm_config(args), router=router)
@@ -98,8 +100,10 @@ def cmd_evolve(args) -> int:
     out = {"catalog": args.name, "source": source, "pattern": args.pattern if source == "markov" else None,
            "steps": data["summary"].get("steps"), **{k: v for k, v in data.items() if k != "summary"}}
     methods = data["summary"].get("methods", {})
+    saved = rescued(run.results)
     out["methods"] = {m: {"avg_perf": v["avg_perf"], "forget": v["forget"], "discover": v["discover"],
-                          "success_by_step": [round(x["mean"], 4) for x in v["success_by_step"]]}
+                          "success_by_step": [round(x["mean"], 4) for x in v["success_by_step"]],
+                          "rescued_by_fallback": round(saved.get(m, 0.0), 3)}
                       for m, v in methods.items()}
     if not args.json:
         out.pop("table")
@@ -107,7 +111,13 @@ def cmd_evolve(args) -> int:
             f"  {v['label']:<24} AvgPerf {100 * v['avg_perf']['mean']:6.2f} ± {100 * v['avg_perf']['se']:.2f}"
             f"  Forget {100 * v['forget']['mean']:5.2f} ± {100 * v['forget']['se']:.2f}"
             f"  Discover {100 * v['discover']['mean']:5.2f} ± {100 * v['discover']['se']:.2f}"
-            for v in methods.values())
+            f"  rescued by fallback {saved.get(m, 0.0):.1f}"
+            for m, v in methods.items())
+        out.pop("paired_tests")  # printed last, after the methods it compares
+        rows = paired_rows(run.paired_tests())
+        out["paired_tests"] = "\n" + "\n".join("  " + "  ".join(f"{k} {v}" for k, v in row.items()) for row in rows) \
+            + "\n  (success rate per (seed, step) cell from t1; paired permutation test, bootstrap 95% CI)" \
+            if rows else "none (one method)"
     return emit(out, args.json)
 
 
@@ -127,7 +137,7 @@ def register(sub) -> None:
     p.add_argument("--steps", type=int, default=5, help="Markov steps T (T+1 toolsets)")
     p.add_argument("--initial", type=float, help="share of the pool at step 0 (default per pattern)")
     p.add_argument("--rate", type=float, default=0.1, help="share of the pool changed per step")
-    p.add_argument("--seeds", type=int, default=3, help="number of seeds (0..N-1)")
+    p.add_argument("--seeds", type=int, default=5, help="number of seeds (0..N-1; the paper runs five, App. B.3)")
     p.add_argument("--method", action="append", choices=list(METHODS), help="methods to compare (repeatable)")
     p.add_argument("-k", dest="k", type=int, default=5, help="top-k retrieved before selection")
     p.add_argument("--tau", type=float, default=0.45, help="Stage I related-tool threshold τ")
@@ -141,6 +151,12 @@ def register(sub) -> None:
     p.add_argument("--judge", default="selection", choices=["selection", "execution"],
                    help="success = gold tool picked (selection) or picked and answering a real call (execution; "
                         "needs --execute)")
+    p.add_argument("--no-fallback", action="store_true",
+                   help="the agent stops at a failed call instead of following the relational notes to a fallback "
+                        "(the fallback needs the execution judge)")
+    p.add_argument("--index-notes", action="store_true",
+                   help="index each tool's relational notes with its description for retrieval (the paper appends "
+                        "them to the documentation; default: the notes are shown to the selecting agent only)")
     p.add_argument("--mcp", nargs="+", metavar="ARG", help="an MCP server command line serving the catalog's tools")
     p.add_argument("--limit", type=int, help="first N queries")
     p.add_argument("--sample", type=int, help="a seeded random sample of N queries")

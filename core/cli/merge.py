@@ -44,12 +44,16 @@ def cmd_merge(args) -> int:
     if args.limit:
         queries = queries[: args.limit]
     merged = run.result.reduced_catalog(engine.tools)
+    conflicts = sum(len(t.extra.get("merge_conflicts", ())) for t in run.result.merged_tools.values())
     out = {"catalog": args.name, "version": version.number, "run_id": run.run_id, "threshold": config.threshold,
            "threshold_source": "given" if args.threshold is not None else
            "recommended" if advice.calibrated else "paper", "autocorrect": config.autocorrect, "judge": llm.kind, **run.result.summary(),
            "llm_calls": count_calls(ws.db, run_id=run.run_id),
            "llm_errors": count_calls(ws.db, run_id=run.run_id, errors_only=True),
-           **measure(engine, merged, run.result, queries, k=5).as_dict()}
+           "parameter_conflicts": conflicts,
+           **measure(engine, merged, run.result, queries, k=5, coverage_check=args.coverage_check).as_dict()}
+    if not args.json:  # TCCR/UCC are null in JSON when the query set has no gold calls with arguments
+        out.update({k: "not measured" for k in ("tccr", "ucc") if out[k] is None})
     if args.out or args.phi:
         # The same bytes as the Merge review page's two download buttons: the catalog as reviewed there (the
         # run's merge when nobody has reviewed it yet) and φ.
@@ -73,6 +77,8 @@ def cmd_merge(args) -> int:
 
 def register(sub) -> None:
     """Add ``merge`` to ``sub`` (the ``toolatlas`` subparsers)."""
+    from core.merging.measures import COVERAGE_CHECKS
+
     p = sub.add_parser("merge", help="merge overlapping tools of a catalog (ToolScopeMerger) and measure it")
     p.add_argument("name", help="a stored catalog ('demo' is loaded on demand)")
     p.add_argument("--query-set", help="a stored query set of the catalog (default: the only one, or the one "
@@ -85,6 +91,9 @@ def register(sub) -> None:
     p.add_argument("--k", type=int, default=30, help="neighbours per tool for candidate pairs")
     p.add_argument("--no-autocorrect", action="store_true", help="skip the Auto-Correction audit of clusters")
     p.add_argument("--limit", type=int, help="queries used for Recall@5 before/after")
+    p.add_argument("--coverage-check", choices=COVERAGE_CHECKS, default="values",
+                   help="TCCR/UCC: validate each gold call's argument values against the merged tool's JSON Schema "
+                        "('values', ours, the default) or only its argument names ('names', ToolScope App. K.1)")
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming or reusing one")
     p.add_argument("--out", metavar="MERGED.json", help="write the merged catalog as OpenAI tools JSON (with the "
                    "Merge review page's decisions applied, if any: the file its export button gives)")

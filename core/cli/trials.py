@@ -35,7 +35,8 @@ def cmd_trials(args) -> int:
         query_set = pick_query_set(ws, args.name, args.query_set)
     queries = select_queries(load_queries(ws.db, query_set.id), split=args.split, limit=args.limit)
     config = TrialConfig(k=args.k, simulate=not args.no_simulate, timeout=args.timeout,
-                         concurrency=args.concurrency, today=args.today)
+                         concurrency=args.concurrency, today=args.today, cutoffs=tuple(args.at),
+                         simulated_evidence=args.simulated_evidence, judge=not args.no_judge)
     plan = plan_executors(ws.mcp_servers(args.name), demo=args.name == "demo" and not args.no_demo_server,
                           mcp=[args.mcp] if args.mcp else [], http_hosts=args.allow_host or (), sandbox=args.sandbox)
     announce_plan(plan)
@@ -55,7 +56,9 @@ def cmd_trials(args) -> int:
     finally:
         router.close()
     out = {"catalog": args.name, "version": version.number, "strategy": args.strategy, "candidates": args.k,
-           "simulate": config.simulate, "executors": plan.to_json(), **run.to_json()}
+           "report_at": list(config.report_at), "simulate": config.simulate,
+           "simulated_evidence": config.simulated_evidence, "judge": config.judge, "executors": plan.to_json(),
+           **run.to_json()}
     if args.json:
         return emit(out, True)
     details = args.details if args.details is not None else (5 if len(run.reports) <= 5 else 0)
@@ -96,7 +99,7 @@ def _answer(step: Any, width: int = 110) -> str:
 
 def format_trial(trial: Any, rank_after: int | None, gold: bool) -> list[str]:
     """One candidate's trial as a few plain lines: plan (arguments as name=value, with where each came
-    from), call, answer or error, verdict."""
+    from), call, answer or error, the simulator's stand-in and the judge's verdict where there are, why."""
     plan = trial.step("plan")
     head = (f"  {trial.rank:>2} → {rank_after if rank_after else '-':>2}  {trial.name}{'  ★ gold' if gold else ''}"
             f"  [{trial.outcome}{', simulated answer' if trial.simulation_used else ''}]")
@@ -112,7 +115,11 @@ def format_trial(trial: Any, rank_after: int | None, gold: bool) -> list[str]:
                      f" in {call.seconds:.2f} s → {_answer(call)}")
     sim = trial.step("simulate")
     if sim is not None:
-        lines.append(f"        simulated: {_answer(sim)}")
+        lines.append(f"        simulated (stand-in, not from the tool): {_answer(sim)}")
+    judge = trial.step("judge")
+    if judge is not None and isinstance(judge.output, dict):
+        verdict = "serves the request" if judge.output.get("relevant") else "off-topic"
+        lines.append(f"        judge: {verdict}" + (f" ({judge.note})" if judge.note else ""))
     lines.append(f"        why: {trial.reason}")
     return lines
 
@@ -121,9 +128,14 @@ def format_run(out: dict[str, Any], reports: Any = ()) -> str:
     """``toolatlas trials`` as text a person reads: what ran, the scores before and after, the outcome of
     the top-k trials with counts and shares that agree, and (optionally) some queries' trials in full."""
     from core.trials.evidence import TrialOutcome
+    from core.trials.measures import measure_rows
 
+    at = " and ".join(f"@{k}" for k in out.get("report_at", ())) or "?"
     lines = [f"trials on {out['catalog']} v{out['version']}: strategy {out['strategy']}, {out['candidates']} "
-             f"candidates per query, simulation after transient failures {'on' if out['simulate'] else 'off'}"]
+             f"candidates tried and re-ranked per query, measured at {at}; simulation after transient failures "
+             f"{'on' if out['simulate'] else 'off'} (simulated answers count as "
+             f"{str(out.get('simulated_evidence', 'success')).replace('_', ' ')}); relevance judge "
+             f"{'on' if out.get('judge', True) else 'off'}"]
     servers = out["executors"].get("servers", [])
     for server in servers:
         lines.append("executor: MCP server " + " ".join(server["command"])
@@ -140,11 +152,7 @@ def format_run(out: dict[str, Any], reports: Any = ()) -> str:
     lines.append(f"run {out['run_id']}: {out['queries']} queries in {out['seconds']:.1f} s ({out['resumed']} resumed), "
                  f"{out.get('trials', 0)} trials, {out.get('simulated', 0)} simulated answers, "
                  f"{out.get('llm_calls', 0)} planner/judge calls ({out.get('llm_errors', 0)} failed)")
-    rows = []
-    for block in (out, *(out[key] for key in out if key.startswith("at_") and isinstance(out[key], dict))):
-        before, after = block.get("before", {}), block.get("after", {})
-        for measure in before:
-            rows.append((measure, before[measure], after.get(measure, 0.0)))
+    rows = measure_rows(out)
     if rows:
         lines += ["", f"{'measure':<12} {'before':>8} {'after':>8} {'change':>8}"]
         lines += [f"{m:<12} {b:>8.4f} {a:>8.4f} {a - b:>+8.4f}" for m, b, a in rows]
@@ -179,7 +187,15 @@ def register(sub) -> None:
     p.add_argument("--queries", help="queries JSONL {id, query, gold, split} (default: the catalog's query set)")
     p.add_argument("--strategy", default="query", help="initial ranking strategy")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="strategy parameter (repeatable)")
-    p.add_argument("-K", "-k", dest="k", type=int, default=10, help="candidates tried per query")
+    p.add_argument("-K", "-k", dest="k", type=int, default=20,
+                   help="candidates tried and re-ranked per query (the pool; larger than the cut-offs so a tool "
+                        "from below one can move into it)")
+    p.add_argument("--at", type=int, nargs="+", default=[5, 10], metavar="K",
+                   help="cut-offs Recall@K, nDCG@K and Pass@K are reported at (default: 5 10, as GRETEL)")
+    p.add_argument("--simulated-evidence", choices=["success", "below_success"], default="success",
+                   help="where a simulated answer ranks: with real successes (GRETEL §3.2.2) or just below them")
+    p.add_argument("--no-judge", action="store_true",
+                   help="no relevance judge: any non-empty answer that reports no failure is a success")
     p.add_argument("--no-simulate", action="store_true", help="no simulated answers after transient failures")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per tool call")
     p.add_argument("--concurrency", type=int, default=4, help="candidates tried at once")

@@ -59,7 +59,7 @@ class Adjustment:
 
 def cluster_vectors(body_vectors: np.ndarray, summary_vectors: Mapping[int, np.ndarray]) -> np.ndarray:
     """App. A.6: a tool's clustering vector is its body vector, averaged with its trace-summary vector
-    when Stage I explored it."""
+    when Stage I explored it (the paper names both inputs; averaging them is our definition)."""
     x = np.array(body_vectors, dtype=np.float32, copy=True)
     for i, v in summary_vectors.items():
         x[i] = x[i] + v

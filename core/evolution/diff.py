@@ -109,7 +109,9 @@ def _pair_renames(only_prev: Sequence[Tool], only_cur: Sequence[Tool], threshold
 
 
 def diff_tools(prev: Sequence[Tool], cur: Sequence[Tool], *, rename_threshold: float = 0.8) -> VersionDiff:
-    """The diff T_{t−1} → T_t (the A_t / R_t of CONTDA Eq. 12, App. B.2, read back from two lists).
+    """The diff T_{t−1} → T_t (the A_t / R_t of CONTDA Eq. 12, App. B.2, read back from two lists). The
+    paper only adds and removes; renames and content changes (``changed``) are our definition, for real
+    catalog versions.
 
     A key only in ``prev`` and a key only in ``cur`` form a rename when description and parameters are
     identical (the name may differ), or when the parameter names agree and the lower-cased word-token

@@ -8,6 +8,7 @@ tools come and go, and a fallback that points at a removed tool must not survive
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,21 @@ def compose(body: str, notes: str = "") -> str:
 
 def body_of(text: str) -> str:
     return split_notes(text)[0]
+
+
+_KEY = re.compile(r"`([^`\n]+)`")
+
+
+def fallback_keys(notes: str) -> tuple[str, ...]:
+    """The tool keys a notes section names as fallbacks, in the order written: the backticked names on the
+    lines that mention a fallback (the form both the offline notes and the notes prompt use: "Fallback:
+    `x`, `y` when this tool fails"). Our reading of CONTDA App. A.7's "use t_i when t_j fails"; a fallback
+    line that says "none" names nothing."""
+    out: list[str] = []
+    for line in notes.splitlines():
+        if "fallback" in line.lower():
+            out.extend(k.strip() for k in _KEY.findall(line) if k.strip())
+    return tuple(dict.fromkeys(out))
 
 
 def text_diff(before: str, after: str) -> str:

@@ -285,7 +285,8 @@ def explore_tool(tool: Tool, doc: str, anchors: Anchors, ops: AdaptationOperator
 
 
 def trace_summary(traces: Sequence[ProbeTrace]) -> str:
-    """A short text of what exploration showed, embedded with the body for Stage II clustering (App. A.6)."""
+    """A short text of what exploration showed, embedded with the body for Stage II clustering (App. A.6 names
+    the trace summaries F_i; their wording here is our definition)."""
     worked = [t.probe.query.split(" — ")[0] for t in traces if t.ok]
     failed = [t.probe.query.split(" — ")[0] for t in traces if t.executed and not t.ok]
     parts = []

@@ -142,7 +142,7 @@ def constrained_kmeans(vectors: np.ndarray, max_size: int, *, n_clusters: int | 
     ``max_size`` (λ) rows. Returns one label per row, 0 … K'−1 with no empty cluster.
 
     ``n_clusters`` defaults to min(n, ⌈2n / λ⌉), so clusters hold about λ/2 rows on average and the cap
-    leaves slack. The assignment is greedy (nearest pairs first), not the exact min-cost flow of
+    leaves slack (our definition: the paper does not say how K is chosen). The assignment is greedy (nearest pairs first), not the exact min-cost flow of
     Bradley et al. (2000); the cap holds after every iteration either way.
 
     ``init_groups`` (row indices of earlier clusters) seed the first centres at those groups' means, so a

@@ -64,8 +64,10 @@ def simulate(pool: Sequence[str], config: MarkovConfig) -> tuple[tuple[str, ...]
     """CONTDA Eq. 12 (App. B.2): S_t = (S_{t−1} \\ R_t) ∪ A_t with R_t ⊆ S_{t−1}, A_t ⊆ pool \\ S_{t−1}.
 
     The pattern decides the sizes: expansion has R_t = ∅, reduction has A_t = ∅ (and never removes the
-    last tool), mixture draws |R_t| = |A_t| so the toolset size stays fixed. ``rate`` × |pool| (rounded,
-    at least 1) bounds how many tools change per step. Returns S_0 … S_T, keys in pool order.
+    last tool), mixture draws |R_t| = |A_t| so the toolset size stays fixed (App. B.2 step 2). ``rate`` ×
+    |pool| (rounded, at least 1) bounds how many tools change per step. The paper gives the chain, not its
+    numbers: the rate, the initial shares and keeping the last tool are our definition. Returns S_0 … S_T,
+    keys in pool order.
     """
     _check_pool(pool)
     n = len(pool)

@@ -97,7 +97,8 @@ class MeanSE:
 
 def mean_se(values: Sequence[float]) -> MeanSE:
     """Mean and standard error (sample standard deviation, ddof = 1, over √n); a single value has no
-    spread to estimate, so its error is reported as 0.0."""
+    spread to estimate, so its error is reported as 0.0. The paper reports means over five seeds and
+    standard deviations where relevant (App. B.3); the standard error is our choice."""
     n = len(values)
     if n == 0:
         raise ValueError("values: nothing to average")

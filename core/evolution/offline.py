@@ -1,4 +1,5 @@
-"""CONTDA's adaptation roles by rule (no model): a deterministic, seeded stand-in for the LLM.
+"""CONTDA's adaptation roles by rule (no model): a deterministic, seeded stand-in for the LLM. The paper's
+roles are LLM prompts (App. A.2–A.7, B.7); every rule below is our definition of what such a role does.
 
 What the rules do, role by role (CONTDA App. A.2–A.7):
 
@@ -13,6 +14,8 @@ What the rules do, role by role (CONTDA App. A.2–A.7):
   was not confirmed);
 - relational notes: status from the evidence, fallbacks from the caller's γ pairs, and for each close
   member the words that set this tool apart;
+- fallback: after a failed call, the first fallback the failed tool's notes name that is on offer and not
+  itself reported failing; nothing when the notes name none;
 - selection: per intent, term overlap with each candidate's body, minus a point when its notes report it
   failing and a listed fallback is among the candidates; ties between tools that name each other in their
   notes go to the one whose distinguishing words the request uses.
@@ -26,7 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.evolution.docs import split_notes
+from core.evolution.docs import fallback_keys, split_notes
 from core.evolution.roles import KNOWN, NOVEL, PEER, ClusterMember, Peer, Probe, ProbeTrace
 from core.llm.base import RoleCall
 from core.llm.framework import OfflineRoles
@@ -374,3 +377,17 @@ class OfflineAdaptationOperators(OfflineRoles):
                     picked.append(key)
             return picked or ([candidates[0][0]] if candidates else [])
         return self._call("select_tools", {"query": query, "candidates": [k for k, _ in candidates]}, run)
+
+    def choose_fallback(self, query: str, failed: tuple[str, str], error: str,
+                        candidates: Sequence[tuple[str, str]]) -> RoleCall:
+        """The agent after a failed call, by rule (CONTDA Fig. 9): the first tool the failed tool's notes name
+        as a fallback that is on offer and whose own notes do not report it failing; None when the notes name
+        none (no notes, no fallback: the rule never escalates blindly to another candidate)."""
+        def run(rng: random.Random) -> str | None:
+            docs = dict(candidates)
+            for key in fallback_keys(split_notes(failed[1])[1]):
+                if key in docs and key != failed[0] and "Status: failing" not in split_notes(docs[key])[1]:
+                    return key
+            return None
+        payload = {"query": query, "failed": failed[0], "candidates": [k for k, _ in candidates]}
+        return self._call("choose_fallback", payload, run)

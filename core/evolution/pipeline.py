@@ -2,7 +2,8 @@
 
 At each step t ≥ 1 a method starts from its documentation of step t−1: retained tools keep their
 adapted documentation (Alg. 1 lines 2–3), a renamed tool keeps its old one, and new tools — and tools the
-catalog itself rewrote, whose old adaptation no longer describes them — start from the catalog's text.
+catalog itself rewrote, whose old adaptation no longer describes them — start from the catalog's text
+(renamed and rewritten tools are our definition: the paper's toolsets only gain and lose tools).
 Stage I then explores the new tools, Stage II re-annotates the toolset, and the step is evaluated. Step 0
 is evaluated on the catalog's documentation for every method (the paper's loop starts at t = 1).
 
@@ -50,7 +51,10 @@ class EvolutionConfig:
     adjust: AdjustConfig = field(default_factory=AdjustConfig)
     concurrency: int = 1  # new tools explored at once (prompted roles and executors wait on I/O)
     judge: str = "selection"  # "execution": a picked gold tool must also answer a real call (needs executors)
-    index_notes: bool = False  # retrieval indexes bodies only; notes are for the selecting agent
+    index_notes: bool = False  # retrieval indexes bodies only; notes are for the selecting agent (see evaluate_step)
+    # after a failed call the agent may follow the relational notes to a fallback (CONTDA Fig. 9; our rule, see
+    # core.evolution.evaluate): takes effect with the execution judge and where notes name a fallback
+    fallback: bool = True
 
     def __post_init__(self) -> None:
         if self.judge not in JUDGES:
@@ -62,7 +66,8 @@ class EvolutionConfig:
 
     def to_json(self) -> dict[str, Any]:
         return {"k": self.k, "explore": self.explore.to_json(), "adjust": self.adjust.to_json(),
-                "concurrency": self.concurrency, "judge": self.judge, "index_notes": self.index_notes}
+                "concurrency": self.concurrency, "judge": self.judge, "index_notes": self.index_notes,
+                "fallback": self.fallback}
 
 
 @dataclass(frozen=True)
@@ -139,11 +144,13 @@ def carry_over(prev: _State, sequence: ToolsetSequence, t: int) -> tuple[_State,
 class ContinualRunner:
     """Runs every method of one seed over a sequence. Collaborators are passed in: the adaptation roles,
     the embedding function (normalised vectors, cached), the retriever, the selector and an optional
-    executor router for probes."""
+    executor router for probes; ``fallback`` is the agent's choice after a failed call (default: the
+    selector's ``fallback`` method when it has one; ``config.fallback=False`` turns it off)."""
 
     def __init__(self, sequence: ToolsetSequence, queries: Sequence[Query], *, ops: AdaptationOperators,
                  embed: Embed, retrieve: Retrieve, select: Callable[..., Sequence[str]], router: Any = None,
-                 config: EvolutionConfig | None = None, seed: int = 0, verify: Any = None) -> None:
+                 config: EvolutionConfig | None = None, seed: int = 0, verify: Any = None,
+                 fallback: Any = None) -> None:
         self.sequence = sequence
         self.queries = list(queries)
         self.ops = ops
@@ -154,6 +161,8 @@ class ContinualRunner:
         self.config = config or EvolutionConfig()
         self.seed = int(seed)
         self.verify = verify
+        # the agent's fallback choice: given, else the selector's own (MemoSelector.fallback); off by config
+        self.fallback = (fallback or getattr(select, "fallback", None)) if self.config.fallback else None
         self._explored: dict[str, Exploration] = {}
         self._notes_cache: dict[str, Mapping[str, str]] = {}
         self._lock = threading.Lock()
@@ -228,7 +237,8 @@ class ContinualRunner:
 
     def _evaluate(self, t: int, method: str, state: _State) -> StepEvaluation:
         return evaluate_step(t, method, self.sequence.steps[t], state.docs, self.queries, self.retrieve,
-                             self.select, k=self.config.k, verify=self.verify, index_notes=self.config.index_notes)
+                             self.select, k=self.config.k, verify=self.verify, index_notes=self.config.index_notes,
+                             fallback=self.fallback)
 
     def initial(self) -> _State:
         return _State({tool.key: tool.description for tool in self.sequence.steps[0]})

@@ -174,3 +174,20 @@ class PromptedAdaptationOperators(PromptedRoles):
             picked = parse_json_object(text, {"tools": list})["tools"]
             return [k for k in dict.fromkeys(p for p in picked if isinstance(p, str)) if k in known]
         return self._ask("select_tools", prompts.select_tools(query, candidates), parse, 0.0)
+
+    def choose_fallback(self, query: str, failed: tuple[str, str], error: str,
+                        candidates: Sequence[tuple[str, str]]) -> RoleCall:
+        """The agent after a failed call (CONTDA Fig. 9): ``{"tool": key}`` of one candidate, or ``{"tool":
+        null}`` to stop (value: the key or None; a key outside the candidates is a bad answer)."""
+        known = {k for k, _ in candidates}
+
+        def parse(text: str) -> str | None:
+            obj = parse_json_object(text)
+            choice = _first(obj, "tool", "fallback", "key")
+            if choice is None or (isinstance(choice, str) and choice.strip().lower() in ("", "none", "null")):
+                return None
+            key = _str(choice).strip("`[] ")
+            if key not in known:
+                raise LLMBadResponse(f"the fallback {choice!r} is not one of the tools on offer")
+            return key
+        return self._ask("choose_fallback", prompts.choose_fallback(query, failed, error, candidates), parse, 0.0)

@@ -205,3 +205,19 @@ def select_tools(query: str, candidates: Sequence[tuple[str, str]]) -> str:
         "similar tools. Pick only what is needed, by the key in brackets. "
         'Reply as {"tools": ["key", ...]}.'
     )
+
+
+def choose_fallback(query: str, failed: tuple[str, str], error: str, candidates: Sequence[tuple[str, str]]) -> str:
+    """The agent after a failed call (CONTDA Fig. 9): the failed tool's documentation with its notes, the error,
+    and the tools it may call instead."""
+    shown = "\n\n".join(f"[{key}]\n{_cut(text, MAX_CANDIDATE_CHARS)}" for key, text in candidates)
+    return (
+        f"A user asks: {query}\n\n"
+        f"You called the tool [{failed[0]}] for this and the call failed with: {_cut(error, 300) or 'an error'}\n\n"
+        f"Its documentation, with any relational notes:\n{_cut(failed[1], MAX_CANDIDATE_CHARS)}\n\n"
+        f"Tools you could call instead:\n\n{shown or '(none)'}\n\n"
+        "Decide whether to call one of these instead. Follow the documentation: call another tool only when the "
+        "notes (or the tools' own descriptions) make it a suitable replacement for this request, and do not turn "
+        "to a tool its notes report as failing. "
+        'Reply as {"tool": "key"} with a key in brackets above, or {"tool": null} to stop here.'
+    )

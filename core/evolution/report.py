@@ -1,6 +1,6 @@
-"""What a timeline run shows: per-method AvgPerf / Forget / Discover over seeds (CONTDA Eqs. 3–5, mean and
-standard error, as in the paper's Table 2), per-step curves, regressions with their causes (Table 1) and
-each tool's documentation history."""
+"""What a timeline run shows: per-method AvgPerf / Forget / Discover over seeds (CONTDA Eqs. 3–5, Table 2;
+the standard error beside the mean is our choice), per-step curves, regressions with their causes (Table 1) and
+each tool's documentation history, and a paired test between methods over (seed, step) cells."""
 
 from __future__ import annotations
 
@@ -63,6 +63,7 @@ class Regression:
     cause: str
     retrieved: tuple[str, ...]
     selected: tuple[str, ...]
+    fallbacks: tuple[tuple[str, str, bool], ...] = ()  # the agent's fallback calls at t (CONTDA Fig. 9)
 
 
 def regressions(results: Sequence[StepResult], seed: int, method: str, step: int) -> list[Regression]:
@@ -70,7 +71,7 @@ def regressions(results: Sequence[StepResult], seed: int, method: str, step: int
     if step < 1 or step not in s or step - 1 not in s:
         return []
     before = {o.qid: o for o in s[step - 1].evaluation.outcomes}
-    return [Regression(o.qid, step, o.cause, o.retrieved, o.selected) for o in s[step].evaluation.outcomes
+    return [Regression(o.qid, step, o.cause, o.retrieved, o.selected, o.fallbacks) for o in s[step].evaluation.outcomes
             if not o.success and before.get(o.qid) is not None and before[o.qid].success]
 
 
@@ -129,3 +130,74 @@ def same_series(summary: Mapping[str, Any], field: str = "success_by_step", *,
                           if len(theirs) == len(values) and all(abs(a - b) <= tolerance
                                                                  for a, b in zip(theirs, values, strict=True)))
     return out
+
+
+def cell_success(results: Sequence[StepResult], method: str, *, first_step: int = 1) -> dict[tuple[int, int], float]:
+    """SuccessRate_t (CONTDA Eq. 13) of ``method`` per (seed, step) cell from ``first_step`` on."""
+    return {(r.seed, r.step): r.evaluation.success_rate for r in results
+            if r.method == method and r.step >= first_step and r.evaluation.outcomes}
+
+
+def rescued(results: Sequence[StepResult]) -> dict[str, float]:
+    """Per method, the queries a fallback call solved (CONTDA Fig. 9's recovery), summed over steps and
+    averaged over seeds (kept out of :func:`summarize`, whose stored shape older runs must keep)."""
+    totals: dict[str, dict[int, int]] = {}
+    for r in results:
+        per_seed = totals.setdefault(r.method, {})
+        per_seed[r.seed] = per_seed.get(r.seed, 0) + r.evaluation.rescued
+    return {m: sum(v.values()) / len(v) for m, v in totals.items()}
+
+
+@dataclass(frozen=True)
+class MethodTest:
+    """One method against the baseline over their shared (seed, step) cells; ``test`` is None below 10 cells."""
+
+    baseline: str
+    method: str
+    cells: int
+    test: Any = None  # core.compare.PairedTest
+
+
+def paired_tests(results: Sequence[StepResult], methods: Sequence[str], *, baseline: str | None = None,
+                 first_step: int = 1, resamples: int = 10_000) -> list[MethodTest]:
+    """Each method against ``baseline`` (default: ``original`` when run, else the first method): the paired
+    permutation test and bootstrap interval of :func:`core.compare.paired_values` over the (seed, step) cells
+    both have, one pair per cell (the success rates of the two methods on the same toolset).
+
+    Our addition: the paper reports means over five seeds without a test (App. B.3). Cells start at step 1
+    by default: at step 0 every method is evaluated on the catalog's own documentation, so those pairs are
+    equal by construction."""
+    from core.compare import paired_values
+
+    methods = list(methods)
+    if not methods:
+        return []
+    base = baseline or ("original" if "original" in methods else methods[0])
+    base_cells = cell_success(results, base, first_step=first_step)
+    out = []
+    for method in methods:
+        if method == base:
+            continue
+        cells = cell_success(results, method, first_step=first_step)
+        pairs = [(base_cells[c], cells[c]) for c in sorted(base_cells) if c in cells]
+        out.append(MethodTest(base, method, len(pairs),
+                              paired_values(pairs, base, method, "success rate", resamples=resamples)))
+    return out
+
+
+def paired_rows(tests: Sequence[MethodTest]) -> list[dict[str, Any]]:
+    """The paired tests as table rows, differences in percentage points; a comparison with too few cells
+    says so instead of a p value."""
+    rows = []
+    for m in tests:
+        t = m.test
+        row: dict[str, Any] = {"baseline": get_method(m.baseline).label, "method": get_method(m.method).label,
+                               "cells": m.cells}
+        if t is None:
+            rows.append({**row, "Δ success (pp)": "", "95% CI (pp)": "", "p": "n/a (fewer than 10 cells)",
+                         "wins/ties/losses": ""})
+            continue
+        rows.append({**row, "Δ success (pp)": f"{100 * t.mean_difference:+.2f}",
+                     "95% CI (pp)": f"[{100 * t.ci_low:+.2f}, {100 * t.ci_high:+.2f}]",
+                     "p": f"{t.p_value:.4f}", "wins/ties/losses": f"{t.wins}/{t.ties}/{t.losses}"})
+    return rows

@@ -4,7 +4,8 @@
 Roles (CONTDA §4, App. A): propose probe queries on three tracks (A.2), turn execution traces into
 revision suggestions (A.4 step 1, Eq. 8), rewrite the documentation from them (A.4 step 2, Eq. 9),
 write a cluster's relational notes (A.7), and pick tools for a query from retrieved candidates (the
-agent's selection step of the evaluation, App. B.3). Every role returns a
+agent's selection step of the evaluation, App. B.3), and, when a picked tool's call fails, choose a fallback
+to call instead (the agent of CONTDA Fig. 9 reading the relational notes). Every role returns a
 :class:`core.llm.base.RoleCall` and never raises. Two implementations: ``offline`` (rules) and
 ``prompted`` (a chat model through prompted LLM operators), built by :func:`core.llm.framework.make_roles`.
 """
@@ -132,5 +133,12 @@ class AdaptationOperators(Protocol):
 
     def select_tools(self, query: str, candidates: Sequence[tuple[str, str]]) -> RoleCall:
         """The agent's pick among retrieved (key, documentation) candidates (value: list of keys)."""
+        ...
+
+    def choose_fallback(self, query: str, failed: tuple[str, str], error: str,
+                        candidates: Sequence[tuple[str, str]]) -> RoleCall:
+        """The agent after a failed call (CONTDA Fig. 9, App. C.2.1): ``failed`` is the (key, documentation) of
+        the tool whose call failed with ``error``; the value is the key of one ``candidates`` tool to call
+        instead, or None to stop (the documentation names no usable fallback)."""
         ...
 

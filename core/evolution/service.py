@@ -72,12 +72,26 @@ class EvolutionRun:
     resumed: int = 0
     llm_calls: int = 0
 
+    def paired_tests(self, baseline: str | None = None) -> list[Any]:
+        """Each method against ``baseline`` over the run's (seed, step) cells (core.evolution.report.paired_tests);
+        computed from the stored results, never stored, so a run stored before the tests existed has them too."""
+        from core.evolution.report import paired_tests
+
+        return paired_tests(self.results, list(self.summary.get("methods", {})), baseline=baseline)
+
     def to_json(self) -> dict[str, Any]:
         from core.evolution.report import table_rows
 
+        tests = [{"baseline": m.baseline, "method": m.method, "cells": m.cells,
+                  **({} if m.test is None else {"mean_difference": round(m.test.mean_difference, 6),
+                                                 "ci": [round(m.test.ci_low, 6), round(m.test.ci_high, 6)],
+                                                 "p_value": round(m.test.p_value, 6), "wins": m.test.wins,
+                                                 "ties": m.test.ties, "losses": m.test.losses})}
+                 for m in self.paired_tests()]
         return {"run_id": self.run_id, "status": self.status, "queries": len(self.query_ids),
                 "seeds": sorted(self.sequences), "seconds": round(self.seconds, 3), "resumed": self.resumed,
-                "llm_calls": self.llm_calls, "table": table_rows(self.summary), "summary": dict(self.summary)}
+                "llm_calls": self.llm_calls, "table": table_rows(self.summary), "paired_tests": tests,
+                "summary": dict(self.summary)}
 
 
 def build_sequence(ws: Any, spec: EvolutionSpec, seed: int) -> ToolsetSequence:

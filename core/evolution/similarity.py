@@ -43,6 +43,8 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def change_score(vec_new: np.ndarray, vec_old: np.ndarray, doc_new: str, doc_old: str) -> float:
-    """CONTDA Eq. 10: Δ = (cos(e_k, e_{k−1}) + BLEU(d_k, d_{k−1})) / 2. Both terms measure sameness, so a
-    Δ at or above the threshold means the refinement has settled (the paper's stop rule)."""
+    """CONTDA Eq. 10: Δ = (cos(e_k, e_{k−1}) + BLEU(d_k, d_{k−1})) / 2. Both terms measure sameness here, so
+    a Δ at or above the threshold means the refinement has settled. That reading is our definition: the paper
+    calls cos a distance while BLEU is a similarity, and says only that exploration stops once Δ passes the
+    threshold."""
     return (cosine(vec_new, vec_old) + bleu(doc_new, doc_old)) / 2.0

@@ -11,9 +11,13 @@ Verified against ``ShishirPatil/gorilla``, ``berkeley-function-call-leaderboard/
 
 Functions are attached to each question, so the catalog pools them by name (the first doc seen wins,
 categories read in BFCL's own order). A query's text is its user turns joined by newlines, its gold the
-function names of its ground truth, its split the category. Questions without function docs (multi-turn,
-memory, web search: their tools live elsewhere) and questions without a possible answer (irrelevance,
-live_relevance, format_sensitivity) are skipped and counted. ``unused_datasets/`` is ignored.
+function names of its ground truth, its split the category, its gold calls (:class:`core.models.GoldCall`) the
+ground truth's calls with every accepted argument value (see :func:`_calls`). Questions without function docs
+(multi-turn, memory, web search: their tools live elsewhere) and questions without a possible answer
+(irrelevance, live_relevance, format_sensitivity) are skipped and counted. ``unused_datasets/`` is ignored.
+
+A pooled tool keeps the first doc of its name, so a gold call written against another question's doc of the
+same name may pass arguments the pooled doc lacks; call-level measures (TCCR/UCC) count such calls apart.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from core.importers._common import (
 )
 from core.importers.benchmark import BenchmarkImport
 from core.importers.errors import CatalogImportError
-from core.models import Query, Tool
+from core.models import GoldCall, Query, Tool
 
 _FILE = re.compile(r"^BFCL_v\d+_(?P<category>.+)\.jsonl?$")
 # BFCL's own category order (v4 names, then their v3 spellings) decides which doc of a shared name wins,
@@ -113,6 +117,47 @@ def _gold(truth: Any, path: str, line: int) -> tuple[str, ...]:
         names += [text_field(n, path, line, f"ground_truth[{i}]", required=True, limit=MAX_NAME_CHARS)
                   for n in call]
     return tuple(dict.fromkeys(names))
+
+
+# BFCL writes "" among an argument's accepted values when a correct call may leave the argument out, and None
+# beside it for a Python default of None; both mean "may be left out" here (our reading of BFCL's checker).
+_OMITTED = ("", None)
+
+
+def _resolve(value: Any) -> Any:
+    """One concrete value from a possible answer. BFCL nests its alternatives inside object values (``{"size":
+    ["large"], "milk": ["", "oat"]}``, also in lists of such objects); each key takes its first accepted value
+    and a key whose only answer is an omission is left out (our reading). Other values are returned as they are."""
+    if isinstance(value, dict) and value and all(isinstance(v, list) for v in value.values()):
+        out = {}
+        for k, alternatives in value.items():
+            kept = [v for v in alternatives if v not in _OMITTED]
+            if kept:
+                out[k] = _resolve(kept[0])
+        return out
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [_resolve(v) for v in value]
+    return value
+
+
+def _calls(truth: list[Any], path: str, line: int) -> tuple[GoldCall, ...]:
+    """The ground truth's calls with their arguments, in order (a call repeated with other arguments, as in the
+    parallel categories, is kept each time). An argument whose accepted values include "" or None is optional."""
+    calls = []
+    for i, call in enumerate(truth):
+        for name, args in call.items():
+            if not isinstance(args, dict):
+                raise CatalogImportError(path, f"must be an {{argument: [accepted values]}} object, not {kind(args)}",
+                                         record=line, field=f"ground_truth[{i}].{name}")
+            arguments: dict[str, tuple[Any, ...]] = {}
+            optional = []
+            for arg, accepted in args.items():
+                accepted = accepted if isinstance(accepted, list) else [accepted]
+                arguments[str(arg)] = tuple(_resolve(v) for v in accepted if v not in _OMITTED)
+                if len(arguments[str(arg)]) < len(accepted):
+                    optional.append(str(arg))
+            calls.append(GoldCall(str(name), arguments, tuple(optional)))
+    return tuple(calls)
 
 
 def _query_text(question: Any, path: str, line: int) -> str:
@@ -217,7 +262,8 @@ def parse(files: dict[str, bytes]) -> BenchmarkImport:
                 for tool in tools:
                     pool.setdefault(tool.key, tool)
                     carried[tool.key] += 1
-                queries.append(Query(id=qid, text=text, gold=gold, split=split))
+                calls = _calls(truth[qid][1], answer_path, truth[qid][0])
+                queries.append(Query(id=qid, text=text, gold=gold, split=split, gold_calls=calls))
             skipped += [f"{base}: {n} questions {why}" for why, n in sorted(reasons.items())]
     tools = tuple(Tool(key=t.key, name=t.name, description=t.description, parameters=t.parameters,
                        category=t.category, source=t.source, extra={"bfcl_questions": carried[t.key]})

@@ -1,4 +1,7 @@
-"""Queries JSONL: one ``{"id", "query", "gold", "split"}`` object per line."""
+"""Queries JSONL: one ``{"id", "query", "gold", "split"}`` object per line, optionally with ``gold_calls``: a
+list of ``{"tool": key, "arguments": {name: [accepted values]}, "optional": [names]}`` (each tool one of the
+line's gold keys; one value per argument for an exact call; ``optional`` names the arguments a correct call
+may leave out), as :meth:`core.models.GoldCall.to_json` writes them."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from core.importers._common import (
     text_field,
 )
 from core.importers.errors import CatalogImportError
-from core.models import Query
+from core.models import GoldCall, Query
 
 
 def _gold(value: Any, path: str, line: int, known: set[str] | None) -> tuple[str, ...]:
@@ -42,12 +45,38 @@ def _gold(value: Any, path: str, line: int, known: set[str] | None) -> tuple[str
     return tuple(dict.fromkeys(keys))
 
 
+def _gold_calls(value: Any, path: str, line: int, gold: tuple[str, ...]) -> tuple[GoldCall, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise CatalogImportError(path, f"must be a list of calls, not {kind(value)}", record=line, field="gold_calls")
+    calls = []
+    for i, call in enumerate(value):
+        field = f"gold_calls[{i}]"
+        if not isinstance(call, dict):
+            raise CatalogImportError(path, f"must be an object, not {kind(call)}", record=line, field=field)
+        tool = text_field(call.get("tool"), path, line, f"{field}.tool", required=True, limit=MAX_NAME_CHARS)
+        if tool not in gold:
+            raise CatalogImportError(path, f"{tool!r} is not one of the line's gold tools", record=line,
+                                     field=f"{field}.tool")
+        args = call.get("arguments", {})
+        if not isinstance(args, dict) or not all(isinstance(v, list) for v in args.values()):
+            raise CatalogImportError(path, "must map each argument to a list of accepted values", record=line,
+                                     field=f"{field}.arguments")
+        optional = call.get("optional", [])
+        if not isinstance(optional, list) or not all(isinstance(o, str) and o in args for o in optional):
+            raise CatalogImportError(path, "must list argument names of the call", record=line,
+                                     field=f"{field}.optional")
+        calls.append(GoldCall(tool, {str(k): tuple(v) for k, v in args.items()}, tuple(optional)))
+    return tuple(calls)
+
+
 def parse_queries_jsonl(data: bytes | str, path: str = "<upload>",
                         known_keys: Collection[str] | None = None) -> tuple[Query, ...]:
     """Every query of a JSONL file, or a :class:`CatalogImportError` naming the line and field.
 
     Blank lines are skipped; ``record`` in errors is the physical line number. Fields other
-    than id/query/gold/split (``gold_alternatives`` among them) are ignored.
+    than id/query/gold/split/gold_calls (``gold_alternatives`` among them) are ignored.
     """
     with guarded(path):
         text = decode(data, path)
@@ -76,7 +105,8 @@ def parse_queries_jsonl(data: bytes | str, path: str = "<upload>",
             query = text_field(obj.get("query"), path, line_no, "query", required=True, limit=MAX_DESCRIPTION_CHARS)
             gold = _gold(obj.get("gold"), path, line_no, known)
             split = text_field(obj.get("split"), path, line_no, "split", required=False, limit=MAX_NAME_CHARS)
-            queries.append(Query(id=qid, text=query, gold=gold, split=split))
+            calls = _gold_calls(obj.get("gold_calls"), path, line_no, gold)
+            queries.append(Query(id=qid, text=query, gold=gold, split=split, gold_calls=calls))
         return tuple(queries)
 
 

@@ -4,7 +4,7 @@ A *role family* is the set of roles one part calls, behind one protocol:
 
 - ``strategy``: :class:`core.llm.roles.Operators` (FitText, Re-Invoke, the selector of CSR@k);
 - ``merge``: :class:`core.merging.judge.MergeJudge` (ToolScope §3.2);
-- ``trials``: :class:`core.trials.roles.TrialOperators` (GRETEL §3.2);
+- ``trials``: :class:`core.trials.roles.TrialOperators` (GRETEL §3.2, plus our relevance judge);
 - ``adaptation``: :class:`core.evolution.roles.AdaptationOperators` (CONTDA §4, App. A).
 
 Each family has an offline implementation (rules, no model; a subclass of :class:`OfflineRoles`) and a

@@ -2,9 +2,18 @@
 
 They are not an LLM and are never presented as one (``name = "offline"``). They make every strategy
 runnable with no network and no cost: pseudo-tools from the query's action and object words,
-Rocchio-style refinement toward exemplar vocabulary, mutation by swapping words for catalog-vocabulary
-neighbours at a rate set by temperature, clause crossover, intent splitting on conjunctions and
-sentences, synthetic queries from parameter schemas. Each call draws from its own ``random.Random``
+Rocchio-style refinement toward exemplar vocabulary, mutation by catalog-vocabulary neighbours at a rate
+set by temperature, clause crossover, intent splitting on conjunctions and sentences, synthetic queries
+from parameter schemas.
+
+**Keeping the request** (``keep_request=True``, the default; our rule, not the paper's): FitText's LLM
+operators are given the user's request and keep its intent while they vary the wording. A word-level rule
+does not understand intent, so by default the population operators behave like an operator that was
+given the request: they never drop or replace the request's content words (:func:`request_terms`), and
+take catalog words only as *additions* (the ``Related:`` tail of a description), which later variation
+may swap or drop again. Seeding and refinement add exemplar *terms* gated by their overlap with the
+request instead of copying an exemplar's clause. ``keep_request=False`` gives the free rules (words of
+the request swapped for catalog neighbours, clauses of exemplars copied in), which drift off the request. Each call draws from its own ``random.Random``
 seeded by (seed, role, inputs), so results do not depend on the order concurrent calls run in.
 Every call is recorded in the ledger like a model call (backend ``offline``).
 """
@@ -34,6 +43,8 @@ __all__ = ["OfflineOperators", "mutation_rate", "split_intents"]
 MODEL = "heuristics-v3"  # bump when a rule changes: stored synthetic queries are keyed by it
 JUDGE_COVERAGE = 0.6  # share of the query's terms the exemplars must contain to call them sufficient
 MAX_WORDS = 60  # refined descriptions stop growing here (embedders truncate long inputs anyway)
+MAX_RELATED = 8  # catalog words a kept-request description carries as additions, at most (our choice)
+RELATED = " Related:"
 
 # Request templates in our own words; {action} is the tool name's words ("convert currency"), {clause} the
 # first clause of its description, {p}/{p2} parameter names,
@@ -46,6 +57,28 @@ _SYNTHETIC_TEMPLATES = (
 )
 # Words of our own description frame: never treated as drift by refinement.
 _FRAME = frozenset({"tool", "example", "request", "related"})
+
+
+def request_terms(ancestor: str, query: str = "") -> frozenset[str]:
+    """The request's content words a lineage must keep (our definition): the ancestor's terms that the user's
+    query also uses (background the query adds, and the ancestor's own frame words such as "provides", are not
+    in both); the ancestor's terms, frame words aside, when no query is given or the two share none."""
+    own = set(terms(ancestor.split(RELATED)[0])) - _FRAME
+    shared = own & set(terms(query)) if query else set()
+    return frozenset(shared or own)
+
+
+def split_related(text: str) -> tuple[str, list[str]]:
+    """A description as its core text and its added catalog words (the ``Related:`` tail, if any)."""
+    core, sep, tail = text.partition(RELATED)
+    extra = [w.strip(" .") for w in tail.split(",") if w.strip(" .")] if sep else []
+    return core.strip().rstrip("."), list(dict.fromkeys(extra))
+
+
+def join_related(core: str, extra: Sequence[str]) -> str:
+    core = sentence(core.strip().rstrip(". ")) or core
+    extra = list(dict.fromkeys(e for e in extra if e))[-MAX_RELATED:]
+    return f"{core}." + (f"{RELATED} {', '.join(extra)}." if extra else "")
 
 
 def mutation_rate(temperature: float) -> float:
@@ -61,15 +94,21 @@ class OfflineOperators(OfflineRoles):
     model = MODEL
 
     def __init__(self, vocabulary: CatalogVocabulary | None = None, *, seed: int = 0,
-                 ledger: Ledger | None = None) -> None:
+                 ledger: Ledger | None = None, keep_request: bool = True) -> None:
         vocabulary = CatalogVocabulary.from_texts([]) if vocabulary is None else vocabulary
         if not isinstance(vocabulary, CatalogVocabulary):
             raise TypeError(f"vocabulary must be a CatalogVocabulary, not {type(vocabulary).__name__}")
+        if not isinstance(keep_request, bool):
+            raise ValueError(f"keep_request must be True or False, not {keep_request!r}")
         super().__init__(ledger=ledger, seed=seed)
         self.vocab = vocabulary
+        self.keep_request = keep_request
+        # the ledger tells the two rule sets apart (MODEL itself keys stored synthetic queries, which do not change)
+        self.model = MODEL if keep_request else f"{MODEL}-free"
 
     def __repr__(self) -> str:
-        return f"OfflineOperators(seed={self.seed}, vocabulary={self.vocab.n_docs} docs)"
+        return (f"OfflineOperators(seed={self.seed}, vocabulary={self.vocab.n_docs} docs, "
+                f"keep_request={self.keep_request})")
 
     # -- term helpers -----------------------------------------------------------------------------
 
@@ -99,6 +138,65 @@ class OfflineOperators(OfflineRoles):
     def _options(self, word: str, avoid: frozenset[str]) -> list[str]:
         return [n for n in self.vocab.neighbours.get(word.lower(), ()) if n not in avoid]
 
+    @staticmethod
+    def _kept(ancestor: str, query: str, description: str) -> frozenset[str]:
+        """The request words a child keeps: the ancestor's (:func:`request_terms`), or the description's own when
+        the ancestor has none (then the description is all there is of the request)."""
+        return request_terms(ancestor, query) or request_terms(description, query)
+
+    def _additions(self, keep: frozenset[str], present: set[str], rng: random.Random, rate: float,
+                   avoid: frozenset[str] = frozenset(), force: bool = False) -> list[str]:
+        """Catalog neighbours of the request's words, each request word lending one with probability ``rate``
+        (with ``force``, at least one when any neighbour is new)."""
+        out: list[str] = []
+        options = {w: [n for n in self._options(w, avoid)[:4] if n not in present and n not in keep]
+                   for w in sorted(keep)}
+        for opts in options.values():
+            if opts and rng.random() < rate:
+                out.append(rng.choice(opts))
+        if force and not out:
+            lenders = [w for w, opts in options.items() if opts]
+            if lenders:
+                out.append(rng.choice(options[rng.choice(lenders)]))
+        return list(dict.fromkeys(out))
+
+    def _vary_kept(self, text: str, keep: frozenset[str], rng: random.Random, rate: float,
+                   avoid: frozenset[str] = frozenset(), force: bool = True) -> str:
+        """Mutation that keeps the request: the core text stays; each earlier addition is swapped for one of
+        its own neighbours (or dropped when it has none, or when ``avoid`` holds it) with probability
+        ``rate``; request words lend new neighbours as additions."""
+        core, extra = split_related(text)
+        present = set(terms(core)) | set(extra)
+        kept: list[str] = []
+        for e in extra:
+            if e in avoid:
+                continue
+            if rng.random() < rate:
+                opts = [n for n in self._options(e, avoid)[:4] if n not in present and n not in keep]
+                if opts:
+                    kept.append(rng.choice(opts))
+                continue
+            kept.append(e)
+        new = self._additions(keep, present | set(kept), rng, rate, avoid, force=force and kept == extra)
+        return join_related(core, kept + new)
+
+    def _restore(self, child: str, ancestor: str, keep: frozenset[str]) -> str:
+        """``child`` with the request's words it lost put back: the ancestor's core replaces a core that
+        dropped any of them (the child's additions stay)."""
+        core, extra = split_related(child)
+        if keep <= set(terms(core)):
+            return join_related(core, extra)
+        a_core, a_extra = split_related(ancestor)
+        return join_related(a_core, [*a_extra, *extra])
+
+    def _exemplar_terms(self, exemplar: str, keep: frozenset[str], present: set[str], limit: int) -> list[str]:
+        """An exemplar's rarest terms, only when it shares a request word (else it says nothing about the
+        request: Rocchio's relevance gate)."""
+        words = set(terms(exemplar))
+        if keep and not words & keep:
+            return []
+        return self._distinctive([exemplar], present | set(keep) | _FRAME, limit)
+
     def _refined(self, ancestor: str, current: str, exemplars: Sequence[str], query: str,
                  temperature: float) -> str:
         q = set(terms(query)) | set(terms(ancestor))
@@ -113,6 +211,18 @@ class OfflineOperators(OfflineRoles):
                       else "", core)
         core = re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", core))
         core = re.sub(r"([.;:,])(?:\s*[.;:,])+", r"\1", core).strip(" ,;:.") or ancestor.rstrip(". ")
+        if self.keep_request:
+            # No exemplar clause copied in. Exemplars count by the words they share with this description's
+            # request; additions they support are kept, their distinctive terms added.
+            keep = self._kept(ancestor, query, current)
+            relevant = [(e, len(keep & set(terms(e))) / (len(keep) or 1)) for e, _ in relevant]
+            relevant = [(e, w) for e, w in relevant if w > 0]
+            supported = {t for e, _ in relevant for t in terms(e)}
+            _, extra = split_related(current)
+            add = [e for e in extra if e in supported]
+            add += self._distinctive([e for e, _ in relevant], set(terms(core)) | set(add) | _FRAME,
+                                     2 + int(2 * temperature), [w for _, w in relevant])
+            return join_related(core, add)
         best = max(relevant, key=lambda ew: ew[1])[0]
         borrowed = (clauses(blurb_body(best)) or [""])[0]
         if borrowed and not set(terms(borrowed)) <= set(terms(core)):
@@ -159,9 +269,19 @@ class OfflineOperators(OfflineRoles):
 
     def scatter(self, ancestor: str, exemplars: Sequence[str], *, temperature: float = 1.5,
                 nonce: int = 0) -> RoleCall:
-        """FitText Eq. 14 by rule: the ancestor with words swapped at ``mutation_rate(τ)``, joined with one
-        clause of a randomly drawn exemplar."""
+        """FitText Eq. 14 by rule. Keeping the request: the ancestor with catalog neighbours of its words and the
+        rarest terms of a randomly drawn exemplar that shares a request word added; free rules: the ancestor
+        with words swapped at ``mutation_rate(τ)``, joined with one clause of a randomly drawn exemplar."""
         def run(rng: random.Random) -> str:
+            if self.keep_request:
+                keep = request_terms(ancestor)
+                core, extra = split_related(ancestor)
+                present = set(terms(core)) | set(extra)
+                borrowed = (self._exemplar_terms(rng.choice(list(exemplars)), keep, present, 2)
+                            if exemplars else [])
+                new = self._additions(keep, present | set(borrowed), rng, mutation_rate(temperature),
+                                      force=not borrowed)
+                return join_related(core, [*extra, *borrowed, *new])
             base = self._swap(ancestor, rng, mutation_rate(temperature), force=True).rstrip(". ")
             if exemplars:
                 clause = rng.choice(clauses(blurb_body(rng.choice(list(exemplars)))) or [""])
@@ -173,50 +293,97 @@ class OfflineOperators(OfflineRoles):
 
     def seed_population(self, ancestor: str, exemplars: Sequence[str], n: int, *,
                         temperature: float = 1.5) -> RoleCall:
-        """FitText Alg. 6 by rule: the ancestor plus n − 1 variants, each mutated and steered toward a
-        different exemplar's leading clause (distinct members; fewer only when no variant is left)."""
+        """FitText Alg. 6 by rule: the ancestor plus n − 1 distinct variants, each steered toward a different
+        exemplar (fewer only when no variant is left). Keeping the request: a variant is the ancestor with
+        that exemplar's rarest terms (when it shares a request word) and catalog neighbours of the request's
+        words added; free rules: the ancestor mutated, joined with the exemplar's leading clause."""
         def run(rng: random.Random) -> list[str]:
             out = [ancestor]
+            keep = request_terms(ancestor)
             for attempt in range(1, 4 * max(n, 1)):
                 if len(out) >= n:
                     break
-                variant = self._swap(ancestor, rng, mutation_rate(temperature), force=True).rstrip(". ")
-                if exemplars:
-                    clause = (clauses(blurb_body(exemplars[attempt % len(exemplars)])) or [""])[0]
+                exemplar = exemplars[attempt % len(exemplars)] if exemplars else ""
+                if self.keep_request:
+                    core, extra = split_related(ancestor)
+                    present = set(terms(core)) | set(extra)
+                    borrowed = self._exemplar_terms(exemplar, keep, present, 2) if exemplar else []
+                    new = self._additions(keep, present | set(borrowed), rng, mutation_rate(temperature),
+                                          force=not borrowed)
+                    variant = join_related(core, [*extra, *borrowed, *new])
+                else:
+                    variant = self._swap(ancestor, rng, mutation_rate(temperature), force=True).rstrip(". ")
+                    clause = (clauses(blurb_body(exemplar)) or [""])[0] if exemplar else ""
                     variant = f"{variant}; {clause[:1].lower() + clause[1:]}" if clause else variant
-                variant = sentence(variant) + "."
+                    variant = sentence(variant) + "."
                 if variant not in out:
                     out.append(variant)
             return out[:n]
         return self._call("seed_population", {"ancestor": ancestor, "exemplars": list(exemplars), "n": n}, run,
                           temperature)
 
-    def crossover(self, a: str, b: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
-        """Clause crossover: the first clause of one parent joined with clauses drawn from the other
-        (two of them above τ = 1)."""
+    @staticmethod
+    def _context(query: str, exemplars: Sequence[str]) -> dict:
+        """The optional inputs of the population roles, in their payload only when given (a call without them
+        draws the same numbers as before they existed)."""
+        return {**({"query": query} if query else {}), **({"exemplars": list(exemplars)} if exemplars else {})}
+
+    def crossover(self, a: str, b: str, ancestor: str, *, query: str = "", exemplars: Sequence[str] = (),
+                  temperature: float = 1.5, nonce: int = 0) -> RoleCall:
+        """Clause crossover: one parent's text joined with clauses drawn from the other (two of them above
+        τ = 1). Keeping the request: one parent's core, the other's clauses that carry request words, and
+        additions drawn from both parents (at least one from the other); a child that lost a request word
+        gets the ancestor's core back. Free rules: the first clause of one parent and clauses of the other."""
         def run(rng: random.Random) -> str:
+            if self.keep_request:
+                keep = self._kept(ancestor, query, a)
+                (core_a, extra_a), (core_b, extra_b) = split_related(a), split_related(b)
+                if rng.random() >= 0.5:
+                    (core_a, extra_a), (core_b, extra_b) = (core_b, extra_b), (core_a, extra_a)
+                mine = clauses(core_a)
+                theirs = [c for c in clauses(core_b) if c not in mine and set(terms(c)) & keep]
+                picked = rng.sample(theirs, min(len(theirs), 1 + int(temperature > 1.0)))
+                core = "; ".join([core_a, *picked]) if picked else core_a
+                extra = [e for e in extra_a if rng.random() < 0.5]
+                other = [e for e in extra_b if rng.random() < 0.5] or extra_b[:1]
+                return self._restore(join_related(core, [*extra, *other]), ancestor, keep)
             ca, cb = clauses(a), clauses(b)
             if not ca or not cb:
                 return a or b
             first, second = (ca, cb) if rng.random() < 0.5 else (cb, ca)
             picked = [first[0]] + rng.sample(second, min(len(second), 1 + int(temperature > 1.0)))
             return sentence("; ".join(dict.fromkeys(picked))) + "."
-        return self._call("crossover", {"a": a, "b": b, "ancestor": ancestor, "nonce": nonce}, run, temperature)
+        return self._call("crossover", {"a": a, "b": b, "ancestor": ancestor, "nonce": nonce,
+                                        **self._context(query, exemplars)}, run, temperature)
 
-    def mutate(self, description: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
-        """Word swaps for catalog-vocabulary neighbours at ``mutation_rate(τ)`` (at least one when τ > 0)."""
-        return self._call("mutate", {"description": description, "ancestor": ancestor, "nonce": nonce},
-                          lambda rng: self._swap(description, rng, mutation_rate(temperature), force=True),
-                          temperature)
+    def mutate(self, description: str, ancestor: str, *, query: str = "", exemplars: Sequence[str] = (),
+               temperature: float = 1.5, nonce: int = 0) -> RoleCall:
+        """Variation by catalog-vocabulary neighbours at ``mutation_rate(τ)`` (at least one change when τ > 0).
+        Keeping the request: the request's words stay; earlier additions are swapped for neighbours, and the
+        request's words lend neighbours as new additions. Free rules: words swapped for neighbours."""
+        def run(rng: random.Random) -> str:
+            rate = mutation_rate(temperature)
+            if self.keep_request:
+                keep = self._kept(ancestor, query, description)
+                return self._restore(self._vary_kept(description, keep, rng, rate, force=rate > 0), ancestor, keep)
+            return self._swap(description, rng, rate, force=True)
+        return self._call("mutate", {"description": description, "ancestor": ancestor, "nonce": nonce,
+                                     **self._context(query, exemplars)}, run, temperature)
 
-    def guided_mutate(self, description: str, low_tools: Sequence[str], *, temperature: float = 1.5,
-                      nonce: int = 0) -> RoleCall:
+    def guided_mutate(self, description: str, low_tools: Sequence[str], *, ancestor: str = "", query: str = "",
+                      exemplars: Sequence[str] = (), temperature: float = 1.5, nonce: int = 0) -> RoleCall:
         """FitText Eq. 21 by rule: words the description shares with the weak retrieved tools are what
-        pulled them in, so they are swapped for neighbours the weak tools do not use (more eagerly than
-        plain mutation); other words mutate at the usual rate."""
+        pulled them in. Keeping the request: additions the weak tools use are dropped, others vary, and new
+        neighbours of the request's words are added, none of them a word of the weak tools (the request's own
+        words stay even when the weak tools share them). Free rules: shared words are swapped for neighbours
+        the weak tools do not use (more eagerly than plain mutation), other words at the usual rate."""
         def run(rng: random.Random) -> str:
             weak = frozenset(t for blurb in low_tools for t in terms(blurb))
             eager = min(0.9, 0.3 + mutation_rate(temperature))
+            if self.keep_request:
+                keep = self._kept(ancestor, query, description)
+                child = self._vary_kept(description, keep, rng, mutation_rate(temperature), avoid=weak - keep)
+                return self._restore(child, ancestor, keep) if ancestor else child
             words = re.findall(r"[A-Za-z]+|[^A-Za-z]+", description)
             for i, w in enumerate(words):
                 options = self._options(w, weak)
@@ -232,7 +399,8 @@ class OfflineOperators(OfflineRoles):
                     child = re.sub(r"\s{2,}", " ", "".join(w for i, w in enumerate(words) if i != drop)).strip()
             return child
         return self._call("guided_mutate", {"description": description, "low_tools": list(low_tools),
-                                            "nonce": nonce}, run, temperature)
+                                            "nonce": nonce, **({"ancestor": ancestor} if ancestor else {}),
+                                            **self._context(query, exemplars)}, run, temperature)
 
     def score_retrieval(self, query: str, blurbs: Sequence[str]) -> RoleCall:
         """The LLM_score of FitText Eq. 15 by rule: mean share of the query's terms covered by each of the

@@ -15,8 +15,9 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from core.llm.base import (
     ChatReply,
@@ -29,6 +30,8 @@ from core.llm.base import (
 )
 
 __all__ = ["LLMRejected", "OpenAIChatBackend", "retry_after_seconds"]
+
+T = TypeVar("T")
 
 MAX_DELAY_S = 30.0  # a Retry-After of minutes would freeze a strategy run; fail and let the caller decide
 _NO_KEY = "not-needed"  # local servers ignore the key, but the client refuses an empty one
@@ -142,15 +145,18 @@ class OpenAIChatBackend:
             kwargs["max_tokens"] = int(max_tokens)
         if seed is not None:
             kwargs["seed"] = int(seed)
+        return self._reply(self.call(lambda client: client.chat.completions.create(**kwargs)))
+
+    def call(self, request: Callable[[Any], T]) -> T:
+        """``request(client)`` under this backend's retry policy and concurrency limit (chat, and the
+        embeddings client ``core.embeddings.openai`` built on the same endpoint, key and retries)."""
         error: LLMError = LLMError("no attempt made")
         for attempt in range(self.max_retries + 1):
             with self._slots:  # released before sleeping, so a backoff never blocks other calls
                 try:
-                    resp = self._get_client().chat.completions.create(**kwargs)
+                    return request(self._get_client())
                 except Exception as exc:  # noqa: BLE001 - every client failure is classified
                     error, retry, retry_after = self._classify(exc)
-                else:
-                    return self._reply(resp)
             if not retry or attempt == self.max_retries:
                 break
             self._sleep(self._delay(attempt, retry_after))

@@ -131,19 +131,23 @@ class PromptedOperators:
         return self.ask("seed_population", prompts.seed_population(ancestor, exemplars, n),
                         lambda t: _some_blocks(t)[:n], temperature)
 
-    def crossover(self, a: str, b: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
-        """FitText Alg. 1 step 9 (LLM_cross)."""
-        return self.ask("crossover", prompts.crossover(a, b, ancestor), _one_block, temperature, nonce)
+    def crossover(self, a: str, b: str, ancestor: str, *, query: str = "", exemplars: Sequence[str] = (),
+                  temperature: float = 1.5, nonce: int = 0) -> RoleCall:
+        """FitText Alg. 1 step 9 (LLM_cross), shown the request, the ancestor and the seed exemplars."""
+        return self.ask("crossover", prompts.crossover(a, b, ancestor, query, exemplars), _one_block, temperature,
+                        nonce)
 
-    def mutate(self, description: str, ancestor: str, *, temperature: float = 1.5, nonce: int = 0) -> RoleCall:
-        """FitText Alg. 1 step 10 (LLM_mut)."""
-        return self.ask("mutate", prompts.mutate(description, ancestor), _one_block, temperature, nonce)
+    def mutate(self, description: str, ancestor: str, *, query: str = "", exemplars: Sequence[str] = (),
+               temperature: float = 1.5, nonce: int = 0) -> RoleCall:
+        """FitText Alg. 1 step 10 (LLM_mut), shown the request, the ancestor and the seed exemplars."""
+        return self.ask("mutate", prompts.mutate(description, ancestor, query, exemplars), _one_block, temperature,
+                        nonce)
 
-    def guided_mutate(self, description: str, low_tools: Sequence[str], *, temperature: float = 1.5,
-                      nonce: int = 0) -> RoleCall:
-        """FitText Eq. 21 (LLM_guided)."""
-        return self.ask("guided_mutate", prompts.guided_mutate(description, low_tools), _one_block,
-                        temperature, nonce)
+    def guided_mutate(self, description: str, low_tools: Sequence[str], *, ancestor: str = "", query: str = "",
+                      exemplars: Sequence[str] = (), temperature: float = 1.5, nonce: int = 0) -> RoleCall:
+        """FitText Eq. 21 (LLM_guided), shown the request, the ancestor and the seed exemplars as well."""
+        return self.ask("guided_mutate", prompts.guided_mutate(description, low_tools, ancestor, query, exemplars),
+                        _one_block, temperature, nonce)
 
     def score_retrieval(self, query: str, blurbs: Sequence[str]) -> RoleCall:
         """LLM_score of FitText Eq. 15, read as a number in [0, 1]."""

@@ -78,21 +78,41 @@ def seed_population(ancestor: str, exemplars: Sequence[str], n: int) -> str:
             f"still serve the same need. {markers()}")
 
 
-def crossover(a: str, b: str, ancestor: str) -> str:
-    return (f"Goal: {ancestor}\nDescription A: {a}\nDescription B: {b}\n\nCombine the strongest parts of A and "
-            f"B into one new description that serves the goal. {markers()}")
+def _context(ancestor: str, query: str, exemplars: Sequence[str]) -> str:
+    """What every population operator is told besides its parents: the user's request, the tool idea the
+    lineage started from, and the real tools that idea found (FitText's public code passes all three)."""
+    lines = []
+    if query:
+        lines.append(f"User request: \"{query}\"")
+    if ancestor:
+        lines.append(f"Original tool idea: {ancestor}")
+    if exemplars:
+        lines.append(f"Real tools found with the original idea:\n{_list(exemplars)}")
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
-def mutate(description: str, ancestor: str) -> str:
-    return (f"Goal: {ancestor}\nDescription: {description}\n\nChange this description in a meaningful way — "
-            "another angle, other key terms, a narrower or broader scope — while it still serves the goal. "
+_KEEP = ("The result must still describe a tool that serves the user's request: keep everything the request "
+         "asks for (its action, its objects, its units and constraints) and never trade them for words of "
+         "unrelated tools. ")
+
+
+def crossover(a: str, b: str, ancestor: str, query: str = "", exemplars: Sequence[str] = ()) -> str:
+    return (f"{_context(ancestor, query, exemplars)}Description A: {a}\nDescription B: {b}\n\nCombine the "
+            f"strongest parts of A and B into one new description. {_KEEP}{markers()}")
+
+
+def mutate(description: str, ancestor: str, query: str = "", exemplars: Sequence[str] = ()) -> str:
+    return (f"{_context(ancestor, query, exemplars)}Description: {description}\n\nChange this description in a "
+            "meaningful way — another angle, other key terms, a narrower or broader scope — so that a search "
+            f"with it can reach tools the others miss. {_KEEP}{markers()}")
+
+
+def guided_mutate(description: str, low_tools: Sequence[str], ancestor: str = "", query: str = "",
+                  exemplars: Sequence[str] = ()) -> str:
+    return (f"{_context(ancestor, query, exemplars)}Description: {description}\nA search with it brought back "
+            f"these poorly matching tools:\n{_list(low_tools)}\n\nRewrite the description so a search with it "
+            f"moves away from tools like these and toward tools that really fulfil the request. {_KEEP}"
             f"{markers()}")
-
-
-def guided_mutate(description: str, low_tools: Sequence[str]) -> str:
-    return (f"Description: {description}\nIt retrieved these poorly matching tools:\n{_list(low_tools)}\n\n"
-            "Rewrite the description so a search with it moves away from tools like these and toward tools that "
-            f"really fulfil the purpose. {markers()}")
 
 
 def score_retrieval(query: str, blurbs: Sequence[str]) -> str:

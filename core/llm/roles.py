@@ -56,19 +56,23 @@ class Operators(Protocol):
         """FitText Alg. 6: n initial population members around the ancestor."""
         ...
 
-    def crossover(self, a: str, b: str, ancestor: str, *, temperature: float = 1.5,
-                  nonce: int = 0) -> RoleCall[str]:
-        """FitText Alg. 1 step 9 (LLM_cross) and Alg. 8: one child combining parents a and b."""
+    def crossover(self, a: str, b: str, ancestor: str, *, query: str = "", exemplars: Sequence[str] = (),
+                  temperature: float = 1.5, nonce: int = 0) -> RoleCall[str]:
+        """FitText Alg. 1 step 9 (LLM_cross) and Alg. 8: one child combining parents a and b. ``query`` (the
+        user's request) and ``exemplars`` (blurbs of the ancestor's seed retrieval, Alg. 6) are what FitText's
+        public code also gives the operator, so the child keeps serving the request."""
         ...
 
-    def mutate(self, description: str, ancestor: str, *, temperature: float = 1.5,
-               nonce: int = 0) -> RoleCall[str]:
-        """FitText Alg. 1 step 10 (LLM_mut) and Eq. 21's second case: one varied child of a description."""
+    def mutate(self, description: str, ancestor: str, *, query: str = "", exemplars: Sequence[str] = (),
+               temperature: float = 1.5, nonce: int = 0) -> RoleCall[str]:
+        """FitText Alg. 1 step 10 (LLM_mut) and Eq. 21's second case: one varied child of a description that
+        still serves ``query`` (``exemplars``: as for :meth:`crossover`)."""
         ...
 
-    def guided_mutate(self, description: str, low_tools: Sequence[str], *, temperature: float = 1.5,
-                      nonce: int = 0) -> RoleCall[str]:
-        """FitText Eq. 21: a child steered away from the bottom-m retrieved tools."""
+    def guided_mutate(self, description: str, low_tools: Sequence[str], *, ancestor: str = "", query: str = "",
+                      exemplars: Sequence[str] = (), temperature: float = 1.5, nonce: int = 0) -> RoleCall[str]:
+        """FitText Eq. 21: a child steered away from the bottom-m retrieved tools, keeping the ancestor's
+        intent and the request (``exemplars``: as for :meth:`crossover`)."""
         ...
 
     def score_retrieval(self, query: str, blurbs: Sequence[str]) -> RoleCall[float]:

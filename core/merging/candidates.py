@@ -33,7 +33,9 @@ def neighbours(vectors: np.ndarray, k: int = 30, *, exact: bool | None = None,
     """Each tool's k nearest other tools by cosine (ToolScope §3.2 step 1, FAISS inner product over unit
     vectors). Exact (``IndexFlatIP``) up to :data:`EXACT_LIMIT` tools or when ``exact``; above it an inverted
     file over 4·√n k-means cells, searched in ``nprobe`` cells, which finds near-duplicates (they share a
-    cell) at a fraction of the exhaustive scan's cost (bench/bench_merge.py prints its recall). Row i lists tool i itself too; callers drop it."""
+    cell) at a fraction of the exhaustive scan's cost (bench/bench_merge.py prints its recall). The paper
+    names FAISS but no index; the approximate index and its limit are our choice. Row i lists tool i itself
+    too; callers drop it."""
     import faiss
 
     x = _unit(vectors)
@@ -99,8 +101,9 @@ class SweepRow:
 
 
 def threshold_sweep(vectors: np.ndarray, thresholds: Sequence[float] = SWEEP, k: int = 30) -> list[SweepRow]:
-    """The sensitivity sweep of ToolScope §4.4 / Fig. 4 on the candidate graph alone (every candidate
-    counted as a merge): how many pairs, clusters and tools each θ would put up for review."""
+    """The θ range of ToolScope §4.4 / Fig. 4 on the candidate graph alone (every candidate counted as a
+    merge): how many pairs, clusters and tools each θ would put up for review. The paper's sweep scores CSR
+    after whole merges; these counts are our definition."""
     n = len(vectors)
     if n < 2:
         return [SweepRow(float(t), 0, 0, 0, n) for t in thresholds]

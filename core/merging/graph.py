@@ -32,7 +32,8 @@ def components(keys: Sequence[str], links: Iterable[tuple[str, str]]) -> list[tu
 
 
 def representative(members: Sequence[Tool]) -> Tool:
-    """ToolScope §3.2 (tool pruning): the member with the shortest function name; ties by name, then key."""
+    """ToolScope §3.2 (tool pruning): the member with the shortest function name; ties by name, then key (the
+    tie-break is our definition; the paper names none)."""
     if not members:
         raise ValueError("a cluster needs at least one member")
     return min(members, key=lambda t: (len(t.name), t.name, t.key))

@@ -13,7 +13,8 @@ class MergeIntegrityError(ValueError):
 
 def check_split(cluster_id: str, members: Sequence[str], groups: Sequence[Sequence[str]]) -> None:
     """ToolScope §3.2 step 5 / App. F: a MERGE_BAD split must be a partition of its cluster (every member in
-    exactly one group, nothing added, no empty group)."""
+    exactly one group, nothing added, no empty group). Eq. 2 only asks each sub-cluster to lie inside the
+    cluster; asking for a partition (a removed member stays as a group of its own) is our definition."""
     seen: dict[str, int] = {}
     for i, group in enumerate(groups):
         if not group:
@@ -34,7 +35,8 @@ def check_integrity(all_keys: Collection[str], clusters: Mapping[str, Sequence[S
                     phi: Mapping[str, str]) -> None:
     """ToolScope §3.2 step 5 (final integrity checks): no tool in two clusters; φ covers exactly the catalog;
     no tool both kept and pruned (each kept tool maps to itself); every group of a cluster maps to one kept
-    tool inside it. ``clusters`` maps a cluster id to its final groups (the split, or one group)."""
+    tool inside it. ``clusters`` maps a cluster id to its final groups (the split, or one group). The paper
+    states the first and the third; the others are our definitions of a consistent φ."""
     owner: dict[str, str] = {}
     for cid, groups in clusters.items():
         for group in groups:

@@ -15,9 +15,9 @@ from core.merging.measures import (
     Coverage,
     QuerySelector,
     coverage,
+    gold_calls,
     mean_silhouette,
     relabel_queries,
-    required_calls,
     retrieval_before_after,
     rule_selector,
     silhouette_curve,
@@ -147,7 +147,7 @@ class MergeMeasures:
     silhouette_before: tuple[tuple[int, float], ...]
     silhouette_after: tuple[tuple[int, float], ...]
     retrieval: BeforeAfter | None
-    coverage: Coverage | None
+    coverage: Coverage | None  # None: the query set has no gold calls with arguments (not measured)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"silhouette_before": mean_silhouette(self.silhouette_before),
@@ -158,19 +158,26 @@ class MergeMeasures:
             out.update({f"recall_at_{r.k}_before": r.recall_before, f"recall_at_{r.k}_after": r.recall_after,
                         f"csr_at_{r.k}_before": r.csr_before, f"csr_at_{r.k}_after": r.csr_after,
                         "queries": r.n_queries})
-        if self.coverage is not None:
-            out.update({"tccr": self.coverage.tccr, "ucc": self.coverage.ucc})
+        c = self.coverage
+        out.update({"tccr": c.tccr if c else None, "ucc": c.ucc if c else None})  # null: not measured
+        if c is not None:
+            out.update({"coverage_check": c.check, "gold_calls": c.calls, "capabilities": c.capabilities,
+                        "gold_calls_unserved_before": c.unserved_before})
         return out
 
 
 def measure(engine: SearchEngine, merged: Sequence[Tool], result: MergeResult, queries: Sequence[Query] = (), *,
             k: int = 5, silhouette_ks: Sequence[int] | None = None,
-            selector: QuerySelector | None = None) -> MergeMeasures:
+            selector: QuerySelector | None = None, coverage_check: str = "values",
+            only_served_before: bool = True) -> MergeMeasures:
     """Silhouette before/after (App. D.1), Recall@k and CSR@k before/after with relabelled gold (§4.4), and
-    TCCR/UCC (App. K.1) from gold calls with the gold tools' required arguments.
+    TCCR/UCC (App. K.1) over the query set's gold calls with arguments (:func:`core.merging.measures.coverage`
+    with ``check=coverage_check``; with ``only_served_before`` (ours) only the calls the original catalog
+    serves count). A query set without gold calls leaves TCCR/UCC not measured (``coverage`` None).
 
     CSR's agent is ``selector``, by default the offline ``select_tools`` rule shown each catalog's own
-    descriptions (merged tools with their merged docs), as eval runs measure it."""
+    descriptions (merged tools with their merged docs), as eval runs measure it (a rule standing in for the
+    paper's LLM agent: our definition). The silhouette's k default to 5, 10, 20 … 50 below the catalog size."""
     after_engine = SearchEngine.build(merged, engine.embedder, cache=engine.cache,
                                       with_parameters=engine.with_parameters)
     ks = tuple(silhouette_ks) if silhouette_ks is not None else tuple(
@@ -184,5 +191,8 @@ def measure(engine: SearchEngine, merged: Sequence[Tool], result: MergeResult, q
             selector, selector_after = rule_selector(engine.tools), rule_selector(after_engine.tools)
         retrieval = retrieval_before_after(engine, after_engine, queries, relabel_queries(queries, result.phi), k,
                                            selector=selector, selector_after=selector_after)
-        cov = coverage(required_calls(queries, engine.tools), merged, result.phi)
+    calls = gold_calls(queries)
+    if calls:
+        cov = coverage(calls, merged, result.phi, check=coverage_check,
+                       original=engine.tools if only_served_before else None)
     return MergeMeasures(before_s, after_s, retrieval, cov)

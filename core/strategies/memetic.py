@@ -1,12 +1,24 @@
-"""Memetic Retrieval V1 (FitText Alg. 1, Eq. 7): seed, evaluate, select, vary, refine, vote."""
+"""Memetic Retrieval V1 (FitText Alg. 1, Eq. 7): seed, evaluate, select, vary, refine, vote.
+
+Departures from the paper, each a named parameter (defaults: the method at its best here; the paper's value in
+brackets): ``operator_context`` True [False as Alg. 1 writes it] gives crossover and mutation the user's query
+and the seed exemplars besides parents and ancestor, as FitText's public code does; ``anchor_weight`` 0.5 [0]
+blends the ancestor-anchored retrieval score into Eq. 7's retrieval term (``core.strategies.fitness``);
+``merge`` "max" [the lists concatenated; "interleave" takes them in turn] joins the ancestors' voted lists as
+Single-Pass joins its retrievals, each tool at its best mean similarity (``core.strategies.pseudo.merge_lineages``:
+a weak intent's list no longer takes a fixed share of the top k). The
+offline operators' word-keeping rule is ``OfflineOperators(keep_request=...)`` (``core.llm.offline``).
+Every fitness event records the member's retrieved ``keys``, so its true quality can be read against gold
+afterwards (``core.strategies.fitness.with_truth``); the strategy itself never sees gold.
+"""
 
 from __future__ import annotations
 
 import math
 
 from core.strategies.base import TraceEvent
-from core.strategies.fitness import fitness_v1
-from core.strategies.pseudo import PseudoToolStrategy, interleave
+from core.strategies.fitness import ANCHOR_WEIGHT, fitness_v1
+from core.strategies.pseudo import PseudoToolStrategy, merge_lineages
 from core.strategies.vote import vote
 
 
@@ -14,16 +26,22 @@ class MemeticStrategy(PseudoToolStrategy):
     name = "memetic"
 
     def __init__(self, search_engine, *, population: int = 6, generations: int = 3, threshold: float = 0.95,
-                 temperature: float = 1.5, budget: int = 5, p_crossover: float = 0.5, **kw):
+                 temperature: float = 1.5, budget: int = 5, p_crossover: float = 0.5, operator_context: bool = True,
+                 anchor_weight: float = ANCHOR_WEIGHT, merge: str = "max", **kw):
         super().__init__(search_engine, **kw)
-        self._evolution(population, generations, threshold, budget)
+        self._evolution(population, generations, threshold, budget, operator_context, anchor_weight)
+        merge_lineages([], merge)  # checks the name
+        self.merge = merge
         self.tau = float(temperature)
         self.p_cross = float(p_crossover)
 
-    def _seed(self, ai: int, ancestor: str, trace: list[TraceEvent]) -> list[tuple[str, str]]:
-        """SEEDPOP (Alg. 6): exemplars from the ancestor's retrieval, N descriptions at τ."""
-        r0 = self.ret(ancestor, trace, ancestor=ai, seed=True)
-        seeded = self.call(trace, self.ops.seed_population(ancestor, self.blurbs(r0.keys), self.n,
+    def _seed(self, ai: int, ancestor: str, trace: list[TraceEvent]):
+        """SEEDPOP (Alg. 6): exemplars from the ancestor's retrieval, N descriptions at τ; returns the
+        population, the seed exemplars and the ancestor's embedding."""
+        found, vectors = self.ret_with_vectors([ancestor], trace, ancestor=ai, seed=True)
+        r0, self_anchor = found[0], vectors[0]
+        exemplars = self.blurbs(r0.keys)
+        seeded = self.call(trace, self.ops.seed_population(ancestor, exemplars, self.n,
                                                           temperature=self.tau), ancestor=ai) or []
         members = [(f"a{ai}g0m{i}", d) for i, d in enumerate(seeded[: self.n]) if d]
         if not members:
@@ -31,20 +49,23 @@ class MemeticStrategy(PseudoToolStrategy):
         for mid, d in members:
             trace.append(TraceEvent("description", {"id": mid, "text": d, "origin": "seed", "parents": [f"a{ai}"],
                                                     "generation": 0, "ancestor": ai}))
-        return members
+        return members, exemplars, self_anchor
 
     def _lineage(self, query: str, k: int, ai: int, ancestor: str, trace: list[TraceEvent], memory):
         rng = self.rng(f"{query}\0{ai}")
-        pop = self._seed(ai, ancestor, trace)
+        pop, exemplars, anchor = self._seed(ai, ancestor, trace)
+        context = self.operator_kwargs(query, exemplars)
         g = 0
         for g in range(1, self.g_max + 1):
             found = self.ret_many([d for _, d in pop], trace, ancestor=ai, generation=g)  # step 4
             scored = []
             for (mid, d), r in zip(pop, found, strict=True):
-                fit = fitness_v1(r.scores, memory.penalty_v1(r.keys))  # Eq. 7
+                fit = fitness_v1(r.scores, memory.penalty_v1(r.keys), self.similarities_to(anchor, r.keys),
+                                 self.anchor_weight)  # Eq. 7 (anchored: module doc of core.strategies.fitness)
                 scored.append((fit.f, mid, d, r))
                 trace.append(TraceEvent("fitness", {"id": mid, "generation": g, "ancestor": ai, "f": round(fit.f, 6),
-                                                    "s_ret": round(fit.s_ret, 6), "mem": round(fit.mem, 6)}))
+                                                    "s_ret": round(fit.s_ret, 6), "mem": round(fit.mem, 6),
+                                                    **self.anchor_field(fit.s_anchor), "keys": list(r.keys)}))
             scored.sort(key=lambda x: -x[0])
             best_f, best_id, best_d, _ = scored[0]
             if best_f >= self.theta or g == self.g_max:  # step 6
@@ -66,8 +87,9 @@ class MemeticStrategy(PseudoToolStrategy):
                 op, ci, parents = plan
                 nonce = g * 1000 + ci  # distinct children from identical parents, reproducibly
                 if op == "crossover":
-                    return self.ops.crossover(parents[0][2], parents[1][2], a, temperature=self.tau, nonce=nonce)
-                return self.ops.mutate(parents[0][2], a, temperature=self.tau, nonce=nonce)
+                    return self.ops.crossover(parents[0][2], parents[1][2], a, temperature=self.tau, nonce=nonce,
+                                              **context)
+                return self.ops.mutate(parents[0][2], a, temperature=self.tau, nonce=nonce, **context)
 
             children = []
             for plan, rc in zip(plans, self.parallel(make_child, plans), strict=True):
@@ -100,4 +122,4 @@ class MemeticStrategy(PseudoToolStrategy):
 
     def _run(self, query: str, k: int, trace: list[TraceEvent]) -> list[tuple[str, float]]:
         lineage = lambda ai, a, tr, mem: self._lineage(query, k, ai, a, tr, mem)  # noqa: E731
-        return interleave(self.run_lineages(self.ancestors(query, trace), lineage, trace))
+        return merge_lineages(self.run_lineages(self.ancestors(query, trace), lineage, trace), self.merge)

@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
 from core.concurrency import map_or_raise
 from core.search.engine import SearchEngine
 from core.strategies.base import RetrievalResult, TraceEvent
@@ -59,16 +61,37 @@ class PseudoToolStrategy:
         self.parallel_lineages = bool(parallel_lineages)
         self._by_key = {t.key: t for t in search_engine.tools}
 
-    def _evolution(self, population: int, generations: int, threshold: float, budget: int) -> None:
-        """The settings every evolutionary strategy shares (FitText Table 8: N, G, θ and the call budget)."""
+    def _evolution(self, population: int, generations: int, threshold: float, budget: int,
+                   operator_context: bool = True, anchor_weight: float = 0.0) -> None:
+        """The settings every evolutionary strategy shares (FitText Table 8: N, G, θ and the call budget).
+
+        ``operator_context`` True (the default): crossover, mutation and guided mutation are also shown the
+        user's query and the seed exemplars, as FitText's public code does; False: only what Alg. 1 / Alg. 8
+        write (parents and ancestor; guided mutation parent and weak tools), a departure kept switchable.
+        ``anchor_weight``: λ of the ancestor-anchored retrieval term (``core.strategies.fitness``, our
+        departure; 0 is the paper's Eq. 7)."""
         if population < 2:
             raise ValueError(f"population must be at least 2, got {population}")
         if generations < 1:
             raise ValueError(f"generations must be at least 1, got {generations}")
+        if not 0.0 <= float(anchor_weight) <= 1.0:
+            raise ValueError(f"anchor_weight must lie in [0, 1], got {anchor_weight}")
+        if not isinstance(operator_context, bool):
+            raise ValueError(f"operator_context must be true or false, got {operator_context!r}")
         self.n = int(population)
         self.g_max = int(generations)
         self.theta = float(threshold)
         self.budget = int(budget)
+        self.operator_context = operator_context
+        self.anchor_weight = float(anchor_weight)
+
+    def anchor_field(self, s_anchor: float) -> dict[str, float]:
+        """The anchored score for a fitness trace event, when it counts (λ > 0)."""
+        return {"s_anchor": round(s_anchor, 6)} if self.anchor_weight > 0 else {}
+
+    def operator_kwargs(self, query: str, exemplars: Sequence[str]) -> dict[str, Any]:
+        """What crossover and mutation get besides parents and ancestor (see :meth:`_evolution`)."""
+        return {"query": query, "exemplars": list(exemplars)} if self.operator_context else {}
 
     # -- public interface ------------------------------------------------------------------
 
@@ -116,6 +139,13 @@ class PseudoToolStrategy:
 
     def ret(self, text: str, trace: list[TraceEvent] | None, **meta: Any) -> Retrieval:
         return self.ret_many([text], trace, **meta)[0]
+
+    def similarities_to(self, vector: np.ndarray, keys: Sequence[str]) -> list[float]:
+        """Cosine similarity of ``vector`` (normalised) to each tool of ``keys``, in their order."""
+        rows = [self.engine.key_to_index[k] for k in keys if k in self.engine.key_to_index]
+        if not rows:
+            return []
+        return [float(x) for x in np.asarray(self.engine.vectors[rows]) @ np.asarray(vector, dtype=np.float32)]
 
     def blurbs(self, keys: Iterable[str]) -> list[str]:
         return [blurb(self._by_key[k].name, self._by_key[k].description) for k in keys if k in self._by_key]
@@ -180,6 +210,25 @@ def interleave(groups: Sequence[Sequence[tuple[str, float]]]) -> list[tuple[str,
     for i in range(max((len(g) for g in groups), default=0)):
         out.extend(g[i] for g in groups if i < len(g))
     return out
+
+
+LINEAGE_MERGES = ("interleave", "max")
+
+
+def merge_lineages(groups: Sequence[Sequence[tuple[str, float]]], how: str = "interleave") -> list[tuple[str, float]]:
+    """The per-ancestor rankings of a query as one: ``"interleave"`` (:func:`interleave`, each intent's winners in
+    turn) or ``"max"`` (every tool at its best score over the ancestors, highest first, as Single-Pass merges its
+    retrievals: a weak ancestor's list then gives way to a strong one's). FitText concatenates the lists (our
+    choice of order either way)."""
+    if how == "interleave":
+        return interleave(groups)
+    if how == "max":
+        best: dict[str, float] = {}
+        for group in groups:
+            for key, score in group:
+                best[key] = max(score, best.get(key, float("-inf")))
+        return sorted(best.items(), key=lambda kv: -kv[1])
+    raise ValueError(f"unknown lineage merge {how!r}; valid merges: {', '.join(LINEAGE_MERGES)}")
 
 
 def _dedupe(ranked: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:

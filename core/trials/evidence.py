@@ -6,9 +6,6 @@ in before the tool answers: PLANNING_FAILED (Alg. 1 line 3) and NOT_EXECUTED (no
 
 from __future__ import annotations
 
-import json
-import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -39,7 +36,8 @@ def as_outcome(value: Any, owner: str) -> TrialOutcome:
 # The executor's error kinds GRETEL counts as the tool rejecting its arguments; all others are the
 # tool or its host failing (core.execution.base.ERROR_KINDS).
 _PARAMETER_KINDS = frozenset({"invalid_params"})
-STEP_NAMES = ("plan", "execute", "simulate", "classify")
+STEP_NAMES = ("plan", "execute", "simulate", "judge", "classify")
+EVIDENCE = ("success", "simulated", "untried", "failure")  # Trial.evidence, strongest first
 
 
 @dataclass(frozen=True)
@@ -90,6 +88,18 @@ class Trial:
     def seconds(self) -> float:
         return sum(s.seconds for s in self.steps)
 
+    @property
+    def evidence(self) -> str:
+        """What the trial tells the re-ranker, one of :data:`EVIDENCE`. GRETEL §3.2.2 ranks on "successful
+        execution or simulation evidence" against failed planning or execution, so a simulated answer is its
+        own kind, "simulated", beside "success" (the tool ran and served the request); "untried" is a tool no
+        executor reaches (ours), "failure" any other outcome. Stored with the trial (``to_json``)."""
+        if self.simulation_used:
+            return "simulated"
+        if self.outcome == TrialOutcome.FUNCTIONAL_SUCCESS:
+            return "success"
+        return "untried" if self.outcome == TrialOutcome.NOT_EXECUTED else "failure"
+
     def step(self, name: str) -> Step | None:
         return next((s for s in self.steps if s.name == name), None)
 
@@ -100,7 +110,8 @@ class Trial:
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "name": self.name, "rank": self.rank, "outcome": str(self.outcome),
-                "reason": self.reason, "simulation_used": self.simulation_used, "executor": self.executor,
+                "reason": self.reason, "simulation_used": self.simulation_used, "evidence": self.evidence,
+                "executor": self.executor,
                 "seconds": round(self.seconds, 4), "steps": [s.to_json() for s in self.steps]}
 
     @staticmethod
@@ -208,94 +219,32 @@ def reported_failure(data: Any) -> str | None:
 
 
 def classify(ok: bool, data: Any = None, error_kind: str | None = None, error: str | None = None, *,
-             query: str | None = None, tool: Any = None, arguments: Mapping[str, Any] | None = None
-             ) -> tuple[TrialOutcome, str]:
-    """GRETEL §4.4 taxonomy of one executed call: (outcome, reason). A call that ran is a semantic mismatch
-    when its answer is empty or reports a failure of its own (:func:`reported_failure`). Given the request,
-    the tool and the arguments, a call that ran is also checked for relevance (:func:`irrelevance`): GRETEL
-    §3 counts an output that does not serve the request as a semantic mismatch."""
+             tool: Any = None, arguments: Mapping[str, Any] | None = None) -> tuple[TrialOutcome, str]:
+    """GRETEL §4.4 taxonomy of one executed call by rule: (outcome, reason). A call that ran is a semantic
+    mismatch when its answer is empty or reports a failure of its own (:func:`reported_failure`), and a
+    parameter mismatch when a name slot was given a sentence (:func:`misplaced_sentence`, given the tool and
+    arguments). Whether a non-empty answer serves the request is the judge role's question
+    (:meth:`core.trials.roles.TrialOperators.judge_answer`), asked by the pipeline after this."""
     if ok:
         if is_empty(data):
             return TrialOutcome.SEMANTIC_MISMATCH, "the call ran but returned nothing"
         failure = reported_failure(data)
         if failure is not None:
             return TrialOutcome.SEMANTIC_MISMATCH, f"the call ran but its answer reports a failure ({failure})"
-        if query is not None and tool is not None:
-            verdict = irrelevance(query, tool, arguments or {}, data)
-            if verdict is not None:
-                return verdict
+        if tool is not None:
+            misplaced = misplaced_sentence(tool, arguments or {})
+            if misplaced is not None:
+                return TrialOutcome.PARAMETER_MISMATCH, misplaced
         return TrialOutcome.FUNCTIONAL_SUCCESS, "the call ran and returned a result"
     if error_kind in _PARAMETER_KINDS:
         return TrialOutcome.PARAMETER_MISMATCH, f"the tool rejected the arguments: {error}"
     return TrialOutcome.EXECUTION_FAILURE, f"{error_kind or 'error'}: {error}"
 
 
-def _plain(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = unicodedata.normalize("NFKD", text)
-    return re.sub(r"[\s_]+", " ", "".join(c for c in text if not unicodedata.combining(c))).lower()
-
-
-_CAPS_RUN = re.compile(r"\b[A-Z][\w'’/-]*(?:\s+[A-Z][\w'’/-]*)*")
-
-
-def request_entities(query: str) -> list[tuple[str, ...]]:
-    """The specific things a request names, each with the other spellings an answer may use: capitalised
-    names ("Tokyo", "Miles Davis"), quoted text and IANA zone names, plus a place's IANA zone and a
-    language's ISO code. A lone capitalised word that opens a sentence ("Split the bill") is not one, nor
-    are question and request words. Our rule, for :func:`irrelevance`."""
-    from core.trials import vocab
-    from core.trials.query_values import NOT_PLACES
-
-    out: list[tuple[str, ...]] = []
-    for m in _CAPS_RUN.finditer(query):
-        words = [w.rstrip(".'’,") for w in m.group(0).split()]
-        while words and words[0].lower().strip("'’") in NOT_PLACES:
-            words = words[1:]
-        words = [re.sub(r"['’]s$", "", w) for w in words if w]
-        if not words or all(w.lower() in NOT_PLACES for w in words):
-            continue
-        phrase = " ".join(words)
-        opens = re.search(r"(^|[.!?:;—]\s*)$", query[: m.start()]) is not None and words[0] == m.group(0).split()[0]
-        zone = vocab.iana_zone(phrase)
-        if opens and len(words) == 1 and zone is None and vocab.country_code(phrase) is None:
-            continue
-        forms = [phrase] + ([zone[0]] if zone else [])
-        code = vocab.language_code(phrase)
-        if code:
-            forms.append(code)
-        out.append(tuple(forms))
-    out += [(q,) for q in re.findall(r"[\"“]([^\"”]{2,80})[\"”]", query)]
-    return list(dict.fromkeys(out))
-
-
-def _grounded(value: Any, query_text: str, query_words: set[str]) -> bool:
-    """Does an argument value come from the request: its text, one of its words, or its number?"""
-    if isinstance(value, bool) or value is None:
-        return False
-    if isinstance(value, int | float):
-        number = f"{value:g}" if isinstance(value, float) else str(value)
-        return number in query_text or str(value) in query_text
-    if isinstance(value, list | tuple):
-        return any(_grounded(v, query_text, query_words) for v in value)
-    if isinstance(value, Mapping):
-        return any(_grounded(v, query_text, query_words) for v in value.values())
-    text = _plain(value).strip()
-    return bool(text) and (text in query_text or any(w in query_words for w in re.findall(r"[a-z0-9]{3,}", text)))
-
-
-def irrelevance(query: str, tool: Any, arguments: Mapping[str, Any], data: Any) -> tuple[TrialOutcome, str] | None:
-    """Our relevance check of a call that ran and answered (GRETEL §3 names an irrelevant output a semantic
-    mismatch but gives no test; this one is ours), or None when the call addresses the request:
-
-    1. a parameter that asks for a name, code, number or identifier (not prose: see
-       :func:`core.trials.shapes.is_free_text`) was given a free sentence
-       (:func:`core.trials.shapes.looks_like_sentence`) → PARAMETER_MISMATCH: the tool was asked about the
-       wrong thing, whatever it answered;
-    2. no argument comes from the request (none of its words, numbers or names), the request names specific
-       things (:func:`request_entities`), and neither the arguments nor the answer mention any of them →
-       SEMANTIC_MISMATCH: the answer is about something else.
-    """
+def misplaced_sentence(tool: Any, arguments: Mapping[str, Any]) -> str | None:
+    """Our rule (GRETEL gives none): a parameter that asks for a name, code, number or identifier (not prose:
+    :func:`core.trials.shapes.is_free_text`) given a free sentence (:func:`core.trials.shapes.looks_like_sentence`)
+    means the tool was asked about the wrong thing, whatever it answered: the reason, else None."""
     from core.trials.shapes import is_free_text, looks_like_sentence
 
     schema = getattr(tool, "parameters", None)
@@ -306,18 +255,5 @@ def irrelevance(query: str, tool: Any, arguments: Mapping[str, Any], data: Any) 
         spec = props.get(key) if isinstance(props.get(key), Mapping) else {}
         if isinstance(value, str) and spec and not is_free_text(key, spec, name) and looks_like_sentence(value):
             shown = value if len(value) <= 60 else value[:57] + "…"
-            return TrialOutcome.PARAMETER_MISMATCH, (f"the call ran, but '{key}' was given a sentence instead of a "
-                                                     f"name or value: \"{shown}\"")
-    query_text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", _plain(query))  # "60,000" is the number 60000
-    words = set(re.findall(r"[a-z0-9]{3,}", query_text))
-    if any(_grounded(v, query_text, words) for v in arguments.values()):
-        return None
-    entities = request_entities(query)
-    if not entities:
-        return None
-    said = _plain(arguments) + " " + _plain(data)
-    if any(_plain(form) in said for forms in entities for form in forms):
-        return None
-    named = ", ".join(forms[0] for forms in entities[:3])
-    return (TrialOutcome.SEMANTIC_MISMATCH,
-            f"the call ran, but neither its arguments nor its answer mention {named}")
+            return f"the call ran, but '{key}' was given a sentence instead of a name or value: \"{shown}\""
+    return None

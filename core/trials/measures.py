@@ -20,15 +20,17 @@ JUDGED = tuple(c for c in TrialOutcome if c != TrialOutcome.NOT_EXECUTED)
 
 
 def passes(report: TrialReport, ranking: Sequence[str], k: int) -> bool:
-    """GRETEL Pass@K for one query: some gold tool is in the top ``k`` and its trial was a real functional
-    success (a simulated answer does not count: nothing was shown to work). With several gold tools one
-    working gold tool is enough, as the spec defines it; ``passes_all`` is the stricter variant."""
+    """Pass@K for one query, **our definition**: GRETEL §4.1 reports a "Pass Rate@K" as a functional
+    correctness measure but does not define it. Ours: some gold tool is in the top ``k`` and its trial was
+    a real functional success (a simulated answer does not count: nothing was shown to work). With several
+    gold tools one working gold tool is enough; ``passes_all`` is the stricter variant."""
     top = set(ranking[:k])
     return any(key in top and _worked(report, key) for key in report.gold)
 
 
 def passes_all(report: TrialReport, ranking: Sequence[str], k: int) -> bool:
-    """The strict reading for multi-tool queries: every gold tool is in the top ``k`` and worked."""
+    """Our strict variant of :func:`passes` for multi-tool queries: every gold tool is in the top ``k`` and
+    worked (our definition, like Pass@K itself)."""
     top = set(ranking[:k])
     return bool(report.gold) and all(key in top and _worked(report, key) for key in report.gold)
 
@@ -64,26 +66,47 @@ def failure_shares(reports: Sequence[TrialReport], k: int = 5) -> dict[str, Any]
             "judged": judged, "k": k}
 
 
-def score_reports(reports: Sequence[TrialReport], k: int = 5) -> dict[str, Any]:
-    """Mean Recall@K, nDCG@K and Pass@K before and after re-ranking, over queries with gold tools."""
+def score_reports(reports: Sequence[TrialReport], k: int = 5, *, cutoffs: Sequence[int] | None = None
+                  ) -> dict[str, Any]:
+    """Mean Recall@K, nDCG@K and Pass@K before and after re-ranking, over queries with gold tools, at each
+    of ``cutoffs`` (default: ``k`` alone; GRETEL §4.1 reports K = 5 and 10). The failure shares (GRETEL
+    Table 4) are taken over the top candidates at the smallest cut-off."""
     scored = [r for r in reports if r.gold]
     n = len(scored)
+    ats = tuple(sorted(set(cutoffs))) if cutoffs else (k,)
+    k = ats[0]
 
     def mean(values: list[float]) -> float:
         return round(sum(values) / n, 4) if n else 0.0
 
     out: dict[str, Any] = {"queries": n, "k": k}
+    if cutoffs:
+        out["cutoffs"] = list(ats)
     for label, pick in (("before", lambda r: r.before), ("after", lambda r: r.after)):
-        out[label] = {
-            f"recall@{k}": mean([recall_at_k(pick(r), r.gold, k) for r in scored]),
-            f"ndcg@{k}": mean([ndcg_at_k(pick(r), r.gold, k) for r in scored]),
-            f"pass@{k}": mean([1.0 if passes(r, pick(r), k) else 0.0 for r in scored]),
-            f"pass_all@{k}": mean([1.0 if passes_all(r, pick(r), k) else 0.0 for r in scored]),
-        }
+        out[label] = {}
+        for at in ats:
+            out[label].update({
+                f"recall@{at}": mean([recall_at_k(pick(r), r.gold, at) for r in scored]),
+                f"ndcg@{at}": mean([ndcg_at_k(pick(r), r.gold, at) for r in scored]),
+                f"pass@{at}": mean([1.0 if passes(r, pick(r), at) else 0.0 for r in scored]),
+                f"pass_all@{at}": mean([1.0 if passes_all(r, pick(r), at) else 0.0 for r in scored]),
+            })
     out["failures"] = failure_shares(reports, k)
     out["simulated"] = sum(t.simulation_used for r in reports for t in r.trials)
     out["trials"] = sum(len(r.trials) for r in reports)
     return out
+
+
+def measure_rows(metrics: Mapping[str, Any]) -> list[tuple[str, float, float]]:
+    """Each measure of a stored trials run as (name, before, after), in cut-off order: the ``before`` and
+    ``after`` tables, then any ``at_K`` block a run stored before the pool existed (K = its pool, 10)."""
+    rows: dict[str, tuple[str, float, float]] = {}
+    blocks = [metrics] + [v for key, v in metrics.items() if key.startswith("at_") and isinstance(v, Mapping)]
+    for block in blocks:
+        before, after = block.get("before") or {}, block.get("after") or {}
+        for name, value in before.items():
+            rows.setdefault(name, (name, float(value), float(after.get(name, 0.0))))
+    return sorted(rows.values(), key=lambda r: (int(r[0].rsplit("@", 1)[1]) if "@" in r[0] else 0))
 
 
 def outcome_counts(reports: Sequence[TrialReport]) -> Mapping[str, int]:

@@ -24,7 +24,8 @@ from core.trials.evidence import (
     TrialReport,
     classify,
 )
-from core.trials.offline import evidence_order
+from core.trials.offline import evidence_order, simulated_tier
+from core.trials.relevance import judge_answer
 from core.trials.roles import TrialOperators
 
 # Failures outside the tool's design (a flaky host, a slow answer): GRETEL's "non-critical failures" that
@@ -34,13 +35,27 @@ TRANSIENT_KINDS = ("server", "timeout", "crash", "unavailable")
 
 @dataclass(frozen=True)
 class TrialConfig:
-    k: int = 10
+    """How trials run and are reported.
+
+    ``k`` is the pool: how many of the initial ranking's candidates are tried and re-ranked (default 20).
+    ``cutoffs`` are the K of Recall@K, nDCG@K and Pass@K reported (GRETEL §4.1 reports K = 5 and 10); trying
+    more candidates than the largest cut-off lets a tool from below it move into it, so @10 can change.
+    ``simulated_evidence`` is where a simulated answer counts in the offline re-rank and the re-rank prompt
+    (:data:`core.trials.offline.SIMULATED_AS`: "success" is GRETEL §3.2.2, "below_success" our variant).
+    ``judge`` asks the judge role whether a non-empty answer serves the request (off: every answer that is
+    neither empty nor a reported failure is a success).
+    """
+
+    k: int = 20
     simulate: bool = True
     simulate_on: tuple[str, ...] = TRANSIENT_KINDS
     simulate_unexecuted: bool = False
     timeout: float = 10.0
     concurrency: int = 4
     today: str | None = None  # ISO date relative dates are resolved against; None = the day of the run
+    cutoffs: tuple[int, ...] = (5, 10)
+    simulated_evidence: str = "success"
+    judge: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
@@ -49,8 +64,19 @@ class TrialConfig:
             raise ValueError(f"TrialConfig.concurrency must be a positive integer, not {self.concurrency!r}")
         if not self.timeout > 0:
             raise ValueError(f"TrialConfig.timeout must be positive, not {self.timeout!r}")
+        cutoffs = tuple(self.cutoffs)
+        if not cutoffs or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in cutoffs):
+            raise ValueError(f"TrialConfig.cutoffs must be positive integers, not {self.cutoffs!r}")
+        object.__setattr__(self, "cutoffs", tuple(sorted(set(cutoffs))))
+        object.__setattr__(self, "simulate_on", tuple(self.simulate_on))
+        simulated_tier(self.simulated_evidence)
         if self.today is not None:
             date.fromisoformat(self.today)
+
+    @property
+    def report_at(self) -> tuple[int, ...]:
+        """The cut-offs reported: those within the pool, or the pool size when all lie beyond it."""
+        return tuple(c for c in self.cutoffs if c <= self.k) or (self.k,)
 
     def day(self) -> date:
         return date.fromisoformat(self.today) if self.today else date.today()
@@ -58,7 +84,19 @@ class TrialConfig:
     def to_json(self) -> dict[str, Any]:
         return {"k": self.k, "simulate": self.simulate, "simulate_on": list(self.simulate_on),
                 "simulate_unexecuted": self.simulate_unexecuted, "timeout": self.timeout,
-                "concurrency": self.concurrency, "today": self.today}
+                "concurrency": self.concurrency, "today": self.today, "cutoffs": list(self.cutoffs),
+                "simulated_evidence": self.simulated_evidence, "judge": self.judge}
+
+    @staticmethod
+    def from_json(d: Mapping[str, Any]) -> TrialConfig:
+        """A stored config. One stored before the pool, cut-offs, judge and simulated-evidence settings
+        existed reads as it ran: simulated answers below success, no judge, cut-offs 5 and its K."""
+        d = dict(d)
+        if "cutoffs" not in d:
+            k = int(d.get("k", 10))
+            d.update(cutoffs=tuple(sorted({min(5, k), k})), simulated_evidence="below_success", judge=False)
+        fields = {f for f in TrialConfig.__dataclass_fields__}
+        return TrialConfig(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items() if k in fields})
 
 
 class Router(Protocol):
@@ -111,13 +149,31 @@ def run_trial(query: str, tool: Tool, rank: int, router: Router | None, ops: Tri
     steps.append(Step("execute", "ok" if result.ok else "failed", call_in,
                       json_safe(result.data) if result.ok else {"error": result.error, "kind": result.error_kind},
                       result.seconds))
-    outcome, reason = classify(result.ok, result.data, result.error_kind, result.error, query=query, tool=tool,
+    outcome, reason = classify(result.ok, result.data, result.error_kind, result.error, tool=tool,
                                arguments=plan.arguments)
     if not result.ok and config.simulate and result.error_kind in config.simulate_on:
         return _simulated(query, tool, rank, ops, plan.arguments, str(result.error), steps, outcome, reason,
                           executor.name)
+    if outcome == TrialOutcome.FUNCTIONAL_SUCCESS and config.judge:
+        outcome, reason = _judged(query, tool, plan.arguments, result.data, ops, steps)
     steps.append(Step("classify", "ok", {}, {"outcome": outcome}, 0.0, note=reason))
     return Trial(tool.key, tool.name, rank, outcome, reason, tuple(steps), False, executor.name)
+
+
+def _judged(query: str, tool: Tool, arguments: Mapping[str, Any], answer: Any, ops: TrialOperators,
+            steps: list[Step]) -> tuple[TrialOutcome, str]:
+    """Ask the judge role whether a non-empty answer serves the request (GRETEL §4.4: one that does not is a
+    semantic mismatch). When the role fails, our offline rule (:func:`core.trials.relevance.judge_answer`)
+    decides and the failure is noted on the step."""
+    call, secs = _timed(lambda: ops.judge_answer(query, tool, arguments, answer))
+    verdict, note = call.value, ""
+    if not call.ok or verdict is None:
+        verdict, note = judge_answer(query, arguments, answer), f"judge failed ({call.error}); the offline rule decided"
+    steps.append(Step("judge", "ok" if call.ok else "failed", {"tool": tool.key},
+                      {"relevant": verdict.relevant, "reason": verdict.reason}, secs, call.call_id, note))
+    if verdict.relevant:
+        return TrialOutcome.FUNCTIONAL_SUCCESS, "the call ran and its answer serves the request"
+    return TrialOutcome.SEMANTIC_MISMATCH, verdict.reason
 
 
 def _simulated(query: str, tool: Tool, rank: int, ops: TrialOperators, arguments: Mapping[str, Any], error: str,
@@ -132,19 +188,21 @@ def _simulated(query: str, tool: Tool, rank: int, ops: TrialOperators, arguments
     return Trial(tool.key, tool.name, rank, outcome, reason, tuple(steps), used, executor)
 
 
-def rerank(query: str, trials: Sequence[Trial], ops: TrialOperators) -> Rerank:
-    """GRETEL §3.2.2; when the role fails the evidence order is used and the failure is kept."""
-    call, secs = _timed(lambda: ops.holistic_rerank(query, trials))
+def rerank(query: str, trials: Sequence[Trial], ops: TrialOperators, simulated: str = "success") -> Rerank:
+    """GRETEL §3.2.2; when the role fails the evidence order is used and the failure is kept. ``simulated``:
+    where a simulated answer counts (:data:`core.trials.offline.SIMULATED_AS`)."""
+    call, secs = _timed(lambda: ops.holistic_rerank(query, trials, simulated=simulated))
     if call.ok and call.value is not None:
         return Rerank(tuple(call.value.keys), dict(call.value.reasons), ops.name, call.call_id, None, secs)
-    fallback = evidence_order(trials)
+    fallback = evidence_order(trials, simulated)
     return Rerank(fallback.keys, dict(fallback.reasons), "evidence order (fallback)", call.call_id, call.error, secs)
 
 
 def run_trials(query_id: str, query: str, gold: Sequence[str], candidates: Sequence[Tool], router: Router | None,
                ops: TrialOperators, config: TrialConfig, *, strategy: str = "", store: TrialStore | None = None,
                progress: Callable[[int, int], None] | None = None) -> TrialReport:
-    """Trials for the top ``config.k`` candidates of an initial ranking, then the holistic re-rank."""
+    """Trials for the top ``config.k`` candidates of an initial ranking (the pool), then the holistic re-rank
+    of all of them."""
     top = list(candidates)[: config.k]
     if len({t.key for t in top}) != len(top):
         raise ValueError(f"query {query_id!r}: the candidate list repeats a tool")
@@ -162,8 +220,8 @@ def run_trials(query_id: str, query: str, gold: Sequence[str], candidates: Seque
                      key=lambda item: item[1].key, stored=store.load(query_id) if store is not None else None,
                      save=save, workers=config.concurrency, name=query_id, progress=report)
     trials = tuple(done[t.key] for t in top)
-    return TrialReport(query_id, query, tuple(gold), tuple(t.key for t in top), trials, rerank(query, trials, ops),
-                       strategy)
+    return TrialReport(query_id, query, tuple(gold), tuple(t.key for t in top), trials,
+                       rerank(query, trials, ops, config.simulated_evidence), strategy)
 
 
 def rerun_candidate(report: TrialReport, tool: Tool, router: Router | None, ops: TrialOperators,
@@ -175,4 +233,4 @@ def rerun_candidate(report: TrialReport, tool: Tool, router: Router | None, ops:
     fresh = run_trial(report.query, tool, old.rank, router, ops, config)
     trials = tuple(fresh if t.key == tool.key else t for t in report.trials)
     return TrialReport(report.query_id, report.query, report.gold, report.before, trials,
-                       rerank(report.query, trials, ops), report.strategy)
+                       rerank(report.query, trials, ops, config.simulated_evidence), report.strategy)

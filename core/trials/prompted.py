@@ -14,6 +14,7 @@ from core.models import Tool
 from core.trials import prompts
 from core.trials.evidence import Trial
 from core.trials.offline import evidence_order
+from core.trials.relevance import Relevance
 from core.trials.roles import PlanAnswer, RerankAnswer
 
 
@@ -35,7 +36,14 @@ def parse_plan(text: str, tool: Tool) -> PlanAnswer:
     return PlanAnswer(args, tuple(missing), note)
 
 
-def parse_rerank(text: str, trials: Sequence[Trial]) -> RerankAnswer:
+def parse_judge(text: str) -> Relevance:
+    """``{"relevant": true|false, "reason": "..."}``."""
+    obj = parse_json_object(text, {"relevant": bool})
+    return Relevance(obj["relevant"], str(obj.get("reason", "")).strip()[:300] or
+                     ("the model judged the answer relevant" if obj["relevant"] else "the model judged it off-topic"))
+
+
+def parse_rerank(text: str, trials: Sequence[Trial], simulated: str = "success") -> RerankAnswer:
     """The model's order, kept to known candidates; candidates it left out follow in evidence order."""
     obj = parse_json_object(text, {"ranking": list})
     keys = {t.key for t in trials}
@@ -46,7 +54,7 @@ def parse_rerank(text: str, trials: Sequence[Trial]) -> RerankAnswer:
             order.append(key)
     if not order:
         raise LLMBadResponse("the ranking names none of the candidates")
-    order += [k for k in evidence_order(trials).keys if k not in order]
+    order += [k for k in evidence_order(trials, simulated).keys if k not in order]
     reasons = obj.get("reasons") if isinstance(obj.get("reasons"), dict) else {}
     return RerankAnswer(tuple(order), {str(k): str(v) for k, v in reasons.items() if k in keys})
 
@@ -65,6 +73,9 @@ class PromptedTrialOperators(PromptedRoles):
             return parse_json_object(text, {"response": (dict, list, str, int, float)})["response"]
         return self._ask("simulate_response", prompts.simulate_response(query, tool, arguments, error), parse, 0.3)
 
-    def holistic_rerank(self, query: str, trials: Sequence[Trial]) -> RoleCall:
-        return self._ask("holistic_rerank", prompts.holistic_rerank(query, trials), lambda t: parse_rerank(t, trials),
-                         0.0)
+    def judge_answer(self, query: str, tool: Tool, arguments: Mapping[str, Any], answer: Any) -> RoleCall:
+        return self._ask("judge_answer", prompts.judge_answer(query, tool, arguments, answer), parse_judge, 0.0)
+
+    def holistic_rerank(self, query: str, trials: Sequence[Trial], *, simulated: str = "success") -> RoleCall:
+        return self._ask("holistic_rerank", prompts.holistic_rerank(query, trials, simulated),
+                         lambda t: parse_rerank(t, trials, simulated), 0.0)

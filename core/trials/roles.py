@@ -2,7 +2,9 @@
 
 Roles (GRETEL §3.2, Table 1's components): the Planner fills a call from the query and the tool's schema,
 the Simulator stands in a plausible answer when a call failed for a reason outside the tool's design, and
-the Evaluator re-ranks all candidates on the gathered evidence. Every role returns a
+the Evaluator re-ranks all candidates on the gathered evidence. A fourth role, the Judge, says whether a
+non-empty answer serves the request (GRETEL §4.4 counts one that does not as a semantic mismatch but names
+no component for it; the role is ours). Every role returns a
 :class:`core.llm.base.RoleCall` and never raises.
 """
 
@@ -46,7 +48,13 @@ class TrialOperators(Protocol):
         """GRETEL Alg. 1 line 10 (SIMULATE): a plausible answer for a call that failed (value: JSON-able)."""
         ...
 
-    def holistic_rerank(self, query: str, trials: Sequence[Trial]) -> RoleCall:
-        """GRETEL §3.2.2: all candidates re-ranked on their evidence (value: :class:`RerankAnswer`)."""
+    def judge_answer(self, query: str, tool: Tool, arguments: Mapping[str, Any], answer: Any) -> RoleCall:
+        """Does a call's non-empty answer serve the request (value: :class:`core.trials.relevance.Relevance`)?
+        Not relevant makes the trial a SEMANTIC_MISMATCH (GRETEL §4.4)."""
+        ...
+
+    def holistic_rerank(self, query: str, trials: Sequence[Trial], *, simulated: str = "success") -> RoleCall:
+        """GRETEL §3.2.2: all candidates re-ranked on their evidence (value: :class:`RerankAnswer`).
+        ``simulated`` is where a simulated answer counts (:data:`core.trials.offline.SIMULATED_AS`)."""
         ...
 

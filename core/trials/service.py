@@ -73,8 +73,9 @@ def run_trial_set(ws: Any, version_id: int, queries: Sequence[Query], router: Ro
                   api_key: str | None = None, query_set_id: int | None = None, resume: bool = True,
                   progress: Callable[[int, int, str], None] | None = None,
                   cancelled: Callable[[], bool] | None = None) -> TrialsRun:
-    """Rank each query with ``strategy``, try its top ``config.k`` candidates through ``router`` and re-rank
-    (GRETEL Alg. 1 and §3.2.2), storing everything as it goes; returns the reports and their scores.
+    """Rank each query with ``strategy``, try its top ``config.k`` candidates (the pool) through ``router`` and
+    re-rank them (GRETEL Alg. 1 and §3.2.2), storing everything as it goes; returns the reports and their
+    scores at ``config.report_at``.
 
     ``config.today`` is fixed to the run's first day when not given, so a resumed run plans the same way.
     """
@@ -84,8 +85,7 @@ def run_trial_set(ws: Any, version_id: int, queries: Sequence[Query], router: Ro
     llm = llm or LLMConfig()
     config = config or TrialConfig()
     if config.today is None:
-        config = TrialConfig(**{**config.to_json(), "simulate_on": tuple(config.simulate_on),
-                                "today": time.strftime("%Y-%m-%d")})
+        config = TrialConfig.from_json({**config.to_json(), "today": time.strftime("%Y-%m-%d")})
     strategy_class(strategy)  # unknown names fail before anything is stored
     names = list(getattr(router, "names", ()) or ())
     run_config = _config(version_id, queries, strategy, params, config, llm, seed, names)
@@ -141,13 +141,13 @@ def run_trial_set(ws: Any, version_id: int, queries: Sequence[Query], router: Ro
 
 
 def _metrics(db: Any, run_id: int, reports: Sequence[TrialReport], config: TrialConfig) -> dict[str, Any]:
+    """The run's scores at each reported cut-off (``config.report_at``), in one ``before`` and one ``after``
+    table. Runs stored before the pool existed kept K=10 in an ``at_10`` block beside the @5 tables; they are
+    read as stored (:func:`core.trials.measures.measure_rows`)."""
     from storage.ledger import count_calls
 
-    k = min(5, config.k)
-    metrics = score_reports(reports, k)
-    if config.k > k:
-        full = score_reports(reports, config.k)
-        metrics[f"at_{config.k}"] = {"before": full["before"], "after": full["after"]}
+    metrics = score_reports(reports, cutoffs=config.report_at)
+    metrics["pool"] = config.k
     metrics["llm_calls"] = count_calls(db, run_id=run_id)
     metrics["llm_errors"] = count_calls(db, run_id=run_id, errors_only=True)
     return metrics
@@ -164,24 +164,55 @@ def load_trial_run(ws: Any, run_id: int) -> tuple[runs.RunInfo, tuple[TrialRepor
 
 
 def rerun_in_run(ws: Any, run_id: int, query_id: str, tool_key: str, router: Router | None, *,
-                 llm: LLMConfig | None = None, seed: int = 0, api_key: str | None = None) -> TrialReport:
-    """Try one candidate of a stored report again; the new report is stored as ``Q!rerun-N`` (the original
-    stays, so the history of a candidate is kept) and returned."""
-    info, reports = load_trial_run(ws, run_id)
-    report = next((r for r in reports if r.query_id == query_id), None)
-    if report is None:
-        raise ValueError(f"run {run_id} has no finished query {query_id!r}")
+                 llm: LLMConfig | None = None, seed: int = 0, api_key: str | None = None,
+                 progress: Callable[[float, str], None] | None = None) -> TrialReport:
+    """Try one candidate of a stored report again, with the run's own trial settings, and re-rank; the new
+    report is stored as ``Q!rerun-N`` (the original stays, so the history of a candidate is kept) and
+    returned. A second re-run builds on the first (:func:`latest_report`)."""
+    info, _ = load_trial_run(ws, run_id)
+    report = latest_report(ws, run_id, query_id)
     tool = next((t for t in ws.tools(info.version_id) if t.key == tool_key), None)
     if tool is None:
         raise ValueError(f"run {run_id}: tool {tool_key!r} is not in the catalog version")
     llm = llm or LLMConfig()
-    trial_cfg = dict(info.config.get("trial", {}))
-    config = TrialConfig(**{**trial_cfg, "simulate_on": tuple(trial_cfg.get("simulate_on", ()))})
+    config = TrialConfig.from_json(info.config.get("trial", {}))
     engine = ws.search_engine(info.version_id)
     context = build_context(ws.db, engine, info.version_id, llm, seed=seed, run_id=run_id, api_key=api_key)
     kind = "offline" if llm.kind == "offline" else "prompted"
     ops = make_roles("trials", kind, operators=context["operators"], ledger=context["operators"].ledger, seed=seed)
+    if progress:
+        progress(0.1, f"Trying {tool.name} again…")
     fresh = rerun_candidate(report, tool, router, ops, config)
     n = sum(1 for k in runs.load_items(ws.db, run_id) if k.startswith(f"{query_id}!rerun-"))
     runs.add_item(ws.db, run_id, f"{query_id}!rerun-{n + 1}", {"tool": tool_key, **fresh.to_json()})
+    if progress:
+        progress(1.0, "Re-ranked")
     return fresh
+
+
+def latest_report(ws: Any, run_id: int, query_id: str) -> TrialReport:
+    """A query's report in a stored run as it stands now: its newest re-run (``Q!rerun-N``), else the
+    report the run stored."""
+    items = runs.load_items(ws.db, run_id)
+    reruns = sorted((int(k.rsplit("-", 1)[1]), v) for k, v in items.items() if k.startswith(f"{query_id}!rerun-"))
+    if reruns:
+        return TrialReport.from_json(reruns[-1][1])
+    if query_id not in items:
+        raise ValueError(f"run {run_id} has no finished query {query_id!r}")
+    return TrialReport.from_json(items[query_id])
+
+
+def start_rerun(ws: Any, run_id: int, query_id: str, tool_key: str, router: Router | None, *,
+                llm: LLMConfig | None = None, api_key: str | None = None, executors: str = "") -> Any:
+    """:func:`rerun_in_run` as a background job of ``ws.jobs`` (joined when the same re-run is under way;
+    ``executors`` names the router's plan in the key); its result is the new :class:`TrialReport`."""
+    llm = llm or LLMConfig()
+    info, _ = load_trial_run(ws, run_id)
+
+    def work(job: Any) -> TrialReport:
+        return rerun_in_run(ws, run_id, query_id, tool_key, router, llm=llm, api_key=api_key, progress=job.report)
+
+    # (kind, version, ...) like every job key, so the jobs list names the catalog it works on
+    key = (KIND, info.version_id, "rerun", run_id, query_id, tool_key, tuple(sorted(llm.identity().items())),
+           executors)
+    return ws.jobs.start(key, work, label=f"Trying {tool_key} again…")

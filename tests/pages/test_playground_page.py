@@ -63,7 +63,12 @@ def test_a_run_opens_on_the_evolving_strategy_with_one_generation_numbering(app)
     assert options == list(outcome["strategy"])  # in the outcome's order
     assert [options[i] for i in detail.default] == ["memetic"]
     figures = _figures(at)
-    fitness = figures["Fitness per generation"]
+    fitness = figures["Fitness per generation beside the truth"]  # the demo query has gold
+    truth = next(f for title, f in figures.items() if title.startswith("Fitness against the truth"))
+    assert truth["layout"]["xaxis"]["title"]["text"] == "fitness"
+    assert truth["layout"]["yaxis"]["title"]["text"] == "nDCG@5 against gold"
+    assert {t["name"] for t in truth["data"]} == {"generation 1", "generation 2", "generation 3"}
+    assert "mean nDCG@5 against gold (truth)" in [t["name"] for t in fitness["data"]]
     lineage = figures["Lineage: parents → children, by operator"]
     votes = figures["Votes per tool (★ gold)"]
     search = next(f for f in figures.values() if f["data"][0].get("name") == "catalog tool")

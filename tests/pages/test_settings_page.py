@@ -181,3 +181,63 @@ def test_typed_key_is_used_then_cleared_and_never_sent_back(tmp_path, monkeypatc
     at.button(key="set_forget_key").click().run()
     assert at.session_state["llm_api_key"] is None
     assert not any("Key set for this session" in c.value for c in at.caption)
+
+
+EMBED_SECRET = f"sk-embedding-secret-{uuid.uuid4().hex}"
+
+
+def _embedding_env(monkeypatch, url: str | None) -> None:
+    for var in ("TOOLATLAS_EMBEDDER", "TOOLATLAS_EMBEDDING_MODEL", "TOOLATLAS_EMBEDDING_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("TOOLATLAS_EMBEDDING_API_KEY", EMBED_SECRET)
+    if url:
+        monkeypatch.setenv("TOOLATLAS_EMBEDDING_BASE_URL", url)
+
+
+def test_operator_chooses_the_embedding_backend_and_its_key_never_leaves_the_server(tmp_path, monkeypatch, fakes):
+    own, attacker = fakes
+    _embedding_env(monkeypatch, own.url)
+    at = _page(tmp_path, monkeypatch, operator=True)
+    assert at.radio(key="set_embedder").value == "local" and not at.radio(key="set_embedder").proto.disabled
+    at.radio(key="set_embedder").set_value("openai").run()
+    at.text_input(key="set_embedding").input("tiny-embed").run()
+    assert any("set on the server" in m.value for m in at.markdown)
+    at.button(key="check_embedder").click().run()
+    assert not at.exception, at.exception
+    assert any("tiny-embed answers with 8-dimensional vectors" in s.value.replace("\\", "") for s in at.success)
+    assert own.seen and {s["auth"] for s in own.seen} == {f"Bearer {EMBED_SECRET}"}
+    at.button(key="set_use_embedding").click().run()
+    assert not at.exception, at.exception
+    chosen = at.session_state["settings_overrides"]
+    assert (chosen["embedder"], chosen["embedding_model"], chosen["embedding_base_url"]) == \
+        ("openai", "tiny-embed", own.url)
+    _no_secret(at, EMBED_SECRET)
+
+    # an endpoint typed on the page, even by the operator, is not the server's: it gets no key
+    at.text_input(key="set_embedding_url").input(attacker.url).run()
+    assert any("none is sent to this endpoint" in m.value for m in at.markdown)
+    at.button(key="check_embedder").click().run()
+    assert not at.exception, at.exception
+    assert attacker.seen and all(EMBED_SECRET not in (s["auth"] or "") and ENV_SECRET not in (s["auth"] or "")
+                                 for s in attacker.seen)
+    _no_secret(at, EMBED_SECRET)
+    raw = b"".join(f.read_bytes() for f in tmp_path.glob("app.db*"))
+    assert raw and EMBED_SECRET.encode() not in raw and ENV_SECRET.encode() not in raw
+
+
+def test_visitor_cannot_move_the_embeddings_to_their_endpoint(tmp_path, monkeypatch, fakes):
+    _, attacker = fakes
+    _embedding_env(monkeypatch, None)
+    monkeypatch.setenv("TOOLATLAS_EMBEDDER", "precomputed")
+    monkeypatch.setenv("TOOLATLAS_EMBEDDING_MODEL", "imported-vectors")
+    at = _page(tmp_path, monkeypatch, operator=False)
+    assert at.radio(key="set_embedder").proto.disabled and _disabled(at, "set_embedding_url")
+    assert at.radio(key="set_embedder").value == "precomputed"
+    assert any("TOOLATLAS_EMBEDDER" in c.value and "Set by the operator" in c.value for c in at.caption)
+    at.session_state["settings_overrides"] = {"embedder": "openai", "embedding_base_url": attacker.url}
+    at.run()
+    at.button(key="check_embedder").click().run()
+    assert not at.exception, at.exception
+    assert not attacker.seen  # the tampered session's endpoint is never called
+    assert any("no vectors imported for model id 'imported-vectors'" in e.value.replace("\\", "") for e in at.error)
+    _no_secret(at, EMBED_SECRET)

@@ -25,6 +25,12 @@ def test_without_a_run_the_page_asks_for_one(db_url):
     assert any("No timeline has been run" in i.value for i in at.info), [i.value for i in at.info]
     assert at.button(key="timeline_run").disabled is False
     assert not at.get("plotly_chart")
+    # the fallback is on by default but needs the execution judge; notes are not indexed unless asked
+    assert at.toggle(key="timeline_fallback").value is True and at.toggle(key="timeline_fallback").disabled
+    assert at.toggle(key="timeline_index_notes").value is False
+    at.radio(key="timeline_judge").set_value("execution").run()
+    assert not at.exception, at.exception
+    assert not at.toggle(key="timeline_fallback").disabled
 
 
 def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
@@ -52,6 +58,12 @@ def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
     assert "one seed (n = 1)" in captions and "standard error over" not in captions
     charts = at.get("plotly_chart")
     assert len(charts) >= 5  # changes, success, trade-off, forget/discover, map
+    # the paired test: one seed over four steps is 4 (seed, step) cells, too few to test, and it says so
+    tests = next(d.value for d in at.dataframe if "wins/ties/losses" in d.value.columns)
+    assert list(tests["method"]) == ["CONTDA"] and list(tests["cells"]) == [4]
+    assert list(tests["p"]) == ["n/a (fewer than 10 cells)"]
+    assert "Paired test between methods" in [h.value for h in at.subheader]
+    assert any("No fallback in this run" in c.value for c in at.caption)  # the selection judge has no calls
 
     slider = at.select_slider(key="timeline_step")
     assert slider.value == 1 and list(slider.options) == ["t0 · v1", "t1 · v2", "t2 · v3", "t3 · v4", "t4 · v5"]

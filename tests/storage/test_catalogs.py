@@ -110,3 +110,20 @@ def test_delete_unknown_catalog_names_the_known_ones(db, tiny_tools):
     store.import_catalog(db, "tiny", tiny_tools)
     with pytest.raises(ValueError, match=r"no catalog named 'nope' \(known: tiny\)"):
         store.delete_catalog(db, "nope")
+
+
+def test_a_catalog_and_its_queries_are_stored_together_or_not_at_all(db, tiny_tools, tiny_queries):
+    from sqlalchemy.exc import IntegrityError
+
+    twice = [tiny_queries[0], tiny_queries[0]]  # the same query id twice: the query rows cannot be written
+    with pytest.raises(IntegrityError):
+        store.store_catalog(db, "tiny", tiny_tools, queries=twice)
+    assert store.list_catalogs(db) == ()  # no version without its queries
+    with Session(db) as s:
+        assert s.exec(select(func.count()).select_from(ToolRow)).one() == 0
+
+    first = store.store_catalog(db, "tiny", tiny_tools, queries=tiny_queries, query_set="gold")
+    assert not first.reused and first.query_set.name == "gold"
+    again = store.store_catalog(db, "tiny", tiny_tools, queries=tiny_queries[:1], query_set="gold")
+    assert again.reused and again.version == first.version  # same tools: the version is reused, the set replaced
+    assert [q.id for q in store.load_queries(db, again.query_set.id)] == [tiny_queries[0].id]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from sqlalchemy import create_engine, inspect, text
 from sqlmodel import SQLModel
 
 from storage.db import make_engine
-from storage.schema import SCHEMA_VERSION, add_missing_columns, json_columns, schema_version
+from storage.schema import SCHEMA_VERSION, add_missing_columns, json_columns, query_gold_calls, schema_version
 
 pytestmark = pytest.mark.pg
 
@@ -228,7 +230,7 @@ def test_schema_2_store_with_json_text_reads_back_unchanged_after_the_upgrade(te
     engine = make_engine(test_db_url)
     try:
         pg = engine.dialect.name == "postgresql"
-        assert schema_version(engine) == SCHEMA_VERSION == 3
+        assert schema_version(engine) == SCHEMA_VERSION == 4
         json_names = ["parameters_json", "extra_json", "command_json", "gold_json", "config_json", "metrics_json",
                       "result_json", "payload_json"]
         types = {c["name"]: c["type"] for t in ("tool", "mcp_server", "query", "run", "run_item", "merge_decision")
@@ -267,7 +269,7 @@ def test_schema_2_store_with_json_text_reads_back_unchanged_after_the_upgrade(te
         assert runs.load_items(engine, 2) == {"pair:1": {"verdict": "same", "keys": ["old/a", "old/b"]}}
         assert [d.action for d in merges.list_decisions(engine, 2)] == ["edit_doc", "accept"]
         assert runs.load_items(engine, 1)["q2"]["query"] == "NaN and Infinity, as words"
-        assert schema_version(engine) == 3
+        assert schema_version(engine) == 4
     finally:
         engine.dispose()
 
@@ -282,5 +284,43 @@ def test_json_step_leaves_a_store_that_has_json_columns_alone(test_db_url):
         with engine.begin() as conn:
             json_columns(conn)
         assert runs.load_items(engine, run.id) == {"q1": {"keys": ["a"]}}
+    finally:
+        engine.dispose()
+
+
+def test_schema_3_store_gets_gold_calls_and_keeps_its_queries(test_db_url):
+    """Step 4: ``query.gold_calls_json`` is added to a schema-3 store; the queries stored before read back as
+    they were, with no gold calls (the step writes [] where the added column holds NULL); a set imported
+    afterwards keeps its gold calls with every accepted value; running the step again changes nothing."""
+    from core.models import GoldCall, Query
+    from storage import catalogs
+
+    _old_store(test_db_url)
+    engine = make_engine(test_db_url)  # upgrades 2 → 3 → 4
+    engine.dispose()
+    raw = create_engine(test_db_url)
+    with raw.begin() as conn:  # back to schema 3 as that code left it: no gold_calls_json column
+        conn.exec_driver_sql("ALTER TABLE query DROP COLUMN gold_calls_json")
+        conn.exec_driver_sql("UPDATE schema_info SET version = 3 WHERE id = 1")
+    raw.dispose()
+    engine = make_engine(test_db_url)
+    try:
+        assert schema_version(engine) == SCHEMA_VERSION == 4
+        assert "gold_calls_json" in {c["name"] for c in inspect(engine).get_columns("query")}
+        with engine.connect() as conn:
+            raw_values = conn.execute(text("SELECT gold_calls_json FROM query ORDER BY position")).scalars().all()
+        assert [v if isinstance(v, list) else json.loads(v) for v in raw_values] == [[], []]  # not NULL
+        old = catalogs.load_queries(engine, 1)
+        assert [(q.id, q.gold, q.split, q.gold_calls) for q in old] == [
+            ("q1", ("old/a",), "", ()), ("q2", ("old/a", "old/b"), "test", ())]
+
+        call = GoldCall("old/b", {"query": ("café ✓", "cafe"), "k": (3,), "filter": ({"lang": "fr"},)}, ("k",))
+        qs = catalogs.import_queries(engine, "old", "calls", [Query("c1", "find b", ("old/b",), "", (call,))])
+        (back,) = catalogs.load_queries(engine, qs.id)
+        assert back.gold_calls == (call,) and back.gold_calls[0].arguments["filter"] == ({"lang": "fr"},)
+        with engine.begin() as conn:
+            query_gold_calls(conn)
+        assert catalogs.load_queries(engine, qs.id)[0].gold_calls == (call,)
+        assert catalogs.load_queries(engine, 1) == old
     finally:
         engine.dispose()

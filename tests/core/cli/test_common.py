@@ -37,3 +37,21 @@ def test_query_set_is_chosen_explicitly_never_silently(db, hashing_embedder, tin
     assert pick_query_set(ws, "shop", None).name == "shop"  # the one named after the catalog
     with pytest.raises(ValueError, match="no query set 'gamma'; it has: alpha, beta, shop"):
         pick_query_set(ws, "shop", "gamma")
+
+
+def test_progress_printer_draws_a_bar_from_absolute_counts():
+    import io
+
+    from core.cli.common import progress_printer
+
+    stream = io.StringIO()
+    report = progress_printer("embedding", stream)
+    for done in (2, 2, 5):
+        report(done, 5)
+    report(1, 3)  # a report after the bar finished starts a new one
+    report(3, 3)
+    import re
+
+    counts = [(int(a), int(b)) for a, b in re.findall(r"\| (\d+)/(\d+) \[", stream.getvalue())]
+    assert stream.getvalue().startswith("\rembedding:")
+    assert (5, 5) in counts and counts[-1] == (3, 3) and all(n <= total for n, total in counts)

@@ -92,3 +92,14 @@ def test_search_options_reach_strategies_that_take_them_and_are_refused_elsewher
     assert params == {"alpha": 0.9, "mode": "hybrid"}  # an explicit --param wins
     with pytest.raises(ValueError, match="--alpha does not apply to strategy 'memetic'"):
         _search_options(Namespace(strategy="memetic", mode=None, alpha=0.3), {})
+
+
+def test_memetic_eval_reports_fitness_against_the_truth_and_takes_a_session_memory(files, capsys):
+    tools, queries, _, db = files
+    assert main(["eval", "--tools", str(tools), "--queries", str(queries), "-k", "3", "--db", db, "--json",
+                 "--strategy", "memetic", "--param", "generations=2", "--param", "memory=session"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["fitness_truth_members"] > 0 and "fitness_truth_spearman" in out
+    assert main(["eval", "--tools", str(tools), "-k", "3", "--db", db, "--strategy", "memetic",
+                 "--param", "memory=always"]) == 2
+    assert "valid modes: query, session" in capsys.readouterr().err

@@ -27,6 +27,10 @@ def test_merge_demo_prints_measures_and_reuses_its_run(tmp_path, capsys):
     assert out["size_after"] < out["size_before"]
     assert out["merge_ok"] + out["merge_bad"] == out["clusters"]
     assert 0.0 <= out["recall_at_5_after"] <= 1.0 and out["queries"] > 0
+    assert out["tccr"] is None and out["ucc"] is None  # the demo's queries carry no gold calls: not measured
+    assert main(["merge", "demo", "--threshold", "0.77", "--db", db]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.split(":")[0].strip() == "tccr" and line.endswith(": not measured") for line in lines), lines
     # the same merge again is rebuilt from the stored run: same run id, same sizes
     assert main(["merge", "demo", "--threshold", "0.77", "--db", db, "--json"]) == 0
     again = json.loads(capsys.readouterr().out)

@@ -47,3 +47,21 @@ def test_text_output_reads_as_plain_lines():
     assert rows["PLANNING_FAILED"].split()[0] == "1" and rows["FUNCTIONAL_SUCCESS"].split()[0] == "1"
     assert "planning failures as parameter mismatches: 2 (66.7%)" in text
     assert text.index("get_current_time  ★ gold") < text.index("convert_time  [PARAMETER_MISMATCH]")  # after order
+
+
+def test_the_pool_and_both_cutoffs_are_options_and_in_the_header():
+    from core.cli.entry import build_parser
+
+    args = build_parser().parse_args(["trials", "demo"])
+    assert (args.k, args.at, args.simulated_evidence, args.no_judge) == (20, [5, 10], "success", False)
+    args = build_parser().parse_args(["trials", "demo", "-K", "30", "--at", "3", "10", "--no-judge"])
+    assert (args.k, args.at, args.no_judge) == (30, [3, 10], True)
+    out = {"catalog": "demo", "version": 5, "strategy": "query", "candidates": 20, "report_at": [5, 10],
+           "simulate": True, "simulated_evidence": "success", "judge": True,
+           "executors": {"servers": [], "http_hosts": [], "sandbox": False}, "run_id": 1, "queries": 1,
+           "seconds": 1.0, "resumed": 0, "k": 5, "cutoffs": [5, 10],
+           "before": {"recall@5": 0.0, "recall@10": 0.0}, "after": {"recall@5": 1.0, "recall@10": 1.0}}
+    text = format_run(out)
+    assert "20 candidates tried and re-ranked per query, measured at @5 and @10" in text
+    assert "simulated answers count as success" in text and "relevance judge on" in text
+    assert re.search(r"^recall@10\s+0\.0000\s+1\.0000\s+\+1\.0000$", text, re.MULTILINE)

@@ -49,3 +49,12 @@ def test_bleu_and_change_score():
     v = np.array([1.0, 0.0])
     assert change_score(v, v, "same text here", "same text here") == pytest.approx(1.0)
     assert change_score(v, np.array([0.0, 1.0]), "same text here", "same text here") == pytest.approx(0.5)
+
+
+def test_fallback_keys_reads_the_fallback_lines_only():
+    from core.evolution.docs import fallback_keys
+
+    notes = ("- Status: working.\n- Fallback: `b`, `c` when this tool fails.\n- Unlike `d`, covers: x.\n"
+             "- **Fallback tools:** use `c` or `e` for longer inputs\n- Fallback: none.")
+    assert fallback_keys(notes) == ("b", "c", "e")
+    assert fallback_keys("") == ()

@@ -158,3 +158,16 @@ def test_refused_arguments_are_not_held_against_the_tool_and_field_noise_is_drop
     assert got[-1] == "returns: pressure_hpa, wind_kph, gust_kph, visibility_km, uv_index, dew_point"
     body = ops().refine_doc(WEATHER, WEATHER.description, got, [], []).value
     assert "Returns: pressure hpa, wind kph, gust kph, visibility km, uv index." in body  # five fields at most
+
+
+def test_fallback_follows_the_notes_and_skips_a_fallback_reported_failing():
+    ops = OfflineAdaptationOperators()
+    failed = ("fx_old", "Converts money.\n\n### Relational notes\n- Status: failing (0 of 2 test calls succeeded)."
+                        "\n- Fallback: `fx_beta`, `fx` when this tool fails or is unavailable.")
+    beta = ("fx_beta", "Converts money.\n\n### Relational notes\n- Status: failing (0 of 1 test calls succeeded).")
+    good = ("fx", "Converts money between currencies.")
+    call = ops.choose_fallback("10 USD in EUR", failed, "500", [beta, good, ("weather", "Weather.")])
+    assert call.ok and call.value == "fx"  # fx_beta comes first but its own notes report it failing
+    assert ops.choose_fallback("10 USD in EUR", failed, "500", [beta, ("weather", "Weather.")]).value is None
+    no_notes = ("fx_old", "Converts money.")
+    assert ops.choose_fallback("10 USD in EUR", no_notes, "500", [good]).value is None  # never blind escalation

@@ -124,3 +124,41 @@ def test_trial_verifier_calls_the_real_tool(router):
     broken = Tool("pollen", "pollen_count", "Pollen.", {"type": "object", "properties": {"city": {"type": "string"}},
                                                          "required": ["city"]})
     assert verify(Query("q2", "pollen please", ("pollen",)), broken) is False  # no city to plan with
+
+
+# -- Stage II changes the score through the agent's fallback (CONTDA Fig. 9) ------------------------------
+
+TEXT = {"type": "object", "properties": {"text": {"type": "string"}}}
+FX_OLD = Tool("fx_old", "dollars_euros", "Convert dollars to euros quickly.", TEXT)
+FX_NEW = Tool("fx", "money_exchange", "Exchange money between currencies such as dollars.", TEXT)
+FX_CODE = {"fx_old": "def dollars_euros(text=''):\n    raise RuntimeError('upstream service down')\n",
+           "fx": "def money_exchange(text=''):\n    return {'converted': '9.20 euros', 'from': '10 dollars'}\n"}
+
+
+def test_fallback_lets_relational_notes_rescue_a_failed_call(hashing_embedder):
+    from core.evolution.evaluate import TrialVerifier
+    from core.execution.router import ExecutorRouter
+    from core.execution.sandbox import PythonFunction, SandboxExecutor
+
+    seq = version_sequence([[FX_OLD, FX_NEW, W], [FX_OLD, FX_NEW, W, POLLEN]], ["v1", "v2"])
+    queries = [Query("q1", "convert 10 dollars to euros", ("fx",))]
+    sandbox = SandboxExecutor({k: PythonFunction.from_source(code, {"fx_old": "dollars_euros", "fx": "money_exchange"}[k])
+                               for k, code in FX_CODE.items()}, timeout=10.0)
+    with ExecutorRouter([sandbox]) as router:
+        verify = TrialVerifier(router)
+        runs = {}
+        for fallback in (True, False):
+            ops = OfflineAdaptationOperators()
+            config = EvolutionConfig(k=3, adjust=AdjustConfig(gamma=0.1), judge="execution", fallback=fallback)
+            runs[fallback] = {(r.step, r.method): r for r in ContinualRunner(
+                seq, queries, ops=ops, embed=hashing_embedder.encode, retrieve=dense_retriever(hashing_embedder),
+                select=MemoSelector(ops), config=config, verify=verify).run(["original", "contda"])}
+    on, off = runs[True], runs[False]
+    # the agent picks the tool whose words match and its call fails; only CONTDA's notes name a fallback
+    assert off[(1, "contda")].evaluation.outcomes[0].cause == "not selected"
+    rescued = on[(1, "contda")].evaluation.outcomes[0]
+    assert rescued.success and rescued.fallbacks == (("fx_old", "fx", True),)
+    assert on[(1, "contda")].evaluation.rescued == 1
+    assert not on[(1, "original")].evaluation.outcomes[0].success  # no notes, nothing to follow
+    assert on[(1, "original")].evaluation.outcomes == off[(1, "original")].evaluation.outcomes
+    assert on[(0, "contda")].evaluation.outcomes == off[(0, "contda")].evaluation.outcomes  # t0: catalog docs

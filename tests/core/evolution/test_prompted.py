@@ -63,7 +63,7 @@ def _prompt(server, i: int = -1) -> str:
 def test_satisfies_the_protocol(fake):  # noqa: F811
     adapt = _adapt(fake)
     assert adapt.name == "openai" and adapt.model == "tiny-model"
-    for name in ("propose_probes", "suggest", "refine_doc", "relational_notes", "select_tools"):
+    for name in ("propose_probes", "suggest", "refine_doc", "relational_notes", "select_tools", "choose_fallback"):
         want = inspect.signature(getattr(AdaptationOperators, name))
         got = inspect.signature(getattr(PromptedAdaptationOperators, name))
         assert list(got.parameters) == list(want.parameters), name
@@ -257,6 +257,22 @@ def test_select_tools_shows_whole_documentation_with_notes(fake):  # noqa: F811
     assert call.ok and call.value == ["weather.alerts"] and call.role == "select_tools"  # unknown keys dropped
     prompt = fake.seen[-1]["body"]["messages"][-1]["content"]
     assert "Fallback: `weather.forecast` when down." in prompt  # the notes reach the model uncut
+
+
+def test_choose_fallback_shows_the_failure_and_keeps_to_the_candidates(fake):  # noqa: F811
+    fake.script = [("ok", '{"tool": "weather.alerts"}'), ("ok", '{"tool": null}'), ("ok", '{"tool": "made.up"}')]
+    adapt = _adapt(fake)
+    failed = ("weather.forecast", "Forecast.\n\n### Relational notes\n- Fallback: `weather.alerts` when down.")
+    offer = [("weather.alerts", "Alerts."), ("air.quality", "Air quality.")]
+    call = adapt.choose_fallback("storm in Lisbon?", failed, "500 Internal Server Error", offer)
+    assert call.ok and call.value == "weather.alerts" and call.role == "choose_fallback"
+    prompt = _prompt(fake)
+    assert "500 Internal Server Error" in prompt and "Fallback: `weather.alerts` when down." in prompt
+    assert "[air.quality]" in prompt
+    stop = adapt.choose_fallback("storm in Lisbon?", failed, "500", offer)
+    assert stop.ok and stop.value is None  # the model may decide to stop
+    made_up = adapt.choose_fallback("storm in Lisbon?", failed, "500", offer)
+    assert not made_up.ok and "not one of the tools on offer" in made_up.error
 
 
 def test_every_call_is_recorded_in_the_ledger(fake):  # noqa: F811

@@ -32,3 +32,34 @@ def test_same_series_names_the_earlier_methods_a_line_coincides_with():
     assert same_series(summary) == {"original": (), "contda": (), "contda_no_adjust": ("contda",),
                                     "contda_no_discovery": ("original",)}
     assert same_series({"methods": {}}) == {}
+
+
+def _results(method, grid):
+    """StepResults of ``method`` from ``grid[seed][step]`` = solved queries out of 4."""
+    from core.evolution.evaluate import QueryOutcome, StepEvaluation
+    from core.evolution.pipeline import StepResult
+
+    return [StepResult(seed, t, method, StepEvaluation(t, method, tuple(
+        QueryOutcome(f"q{i}", i < solved, "" if i < solved else "not selected") for i in range(4))))
+        for seed, row in enumerate(grid) for t, solved in enumerate(row)]
+
+
+def test_paired_tests_compare_methods_over_seed_step_cells_after_step_zero():
+    from core.evolution.report import paired_rows, paired_tests
+
+    base = [[1, 1, 1, 1, 1]] * 3  # 3 seeds x steps 0-4: 12 cells from step 1
+    better = [[1, 2, 2, 2, 2]] * 3  # +1 query of 4 in every cell from step 1
+    mixed = [[1, 2, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]]
+    results = _results("original", base) + _results("contda", better) + _results("contda_no_adjust", mixed)
+    tests = paired_tests(results, ["original", "contda", "contda_no_adjust"])
+    assert [(t.baseline, t.method, t.cells) for t in tests] == [("original", "contda", 12),
+                                                                ("original", "contda_no_adjust", 12)]
+    up, one = tests[0].test, tests[1].test
+    assert up.mean_difference == 0.25 and (up.wins, up.ties, up.losses) == (12, 0, 0)
+    assert up.p_value < 0.001  # 12 sign flips all one way: exact p = 2 / 4096
+    assert one.wins == 1 and one.ties == 11 and one.p_value == 1.0  # one cell of twelve cannot be significant
+    rows = paired_rows(tests)
+    assert rows[0]["method"] == "CONTDA" and rows[0]["Δ success (pp)"] == "+25.00" and rows[0]["cells"] == 12
+    short = paired_tests(_results("original", base[:1]) + _results("contda", better[:1]), ["original", "contda"])
+    assert short[0].cells == 4 and short[0].test is None  # fewer than 10 cells: no test
+    assert paired_rows(short)[0]["p"].startswith("n/a")

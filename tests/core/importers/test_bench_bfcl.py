@@ -117,3 +117,45 @@ def test_same_tools_as_the_shared_converted_copy():
     for q in result.queries:
         assert (q.text, list(q.gold), q.split) == (queries[q.id]["query"], queries[q.id]["gold"],
                                                    queries[q.id]["split"])
+
+
+def test_gold_calls_carry_every_accepted_value_and_what_may_be_left_out():
+    from core.models import GoldCall
+
+    by_id = {q.id: q for q in load_benchmark("bfcl", [FIXTURE]).queries}
+    # "unit": ["units", ""] — "units", or left out
+    assert by_id["simple_python_0"].gold_calls == (
+        GoldCall("calculate_triangle_area", {"base": (10,), "height": (5,), "unit": ("units",)}, ("unit",)),)
+    (curve,) = by_id["simple_python_13"].gold_calls
+    assert curve.arguments == {"function": ("x**2", "lambda x: x**2", "y=x**2"), "interval": ([1.0, 3.0],),
+                               "method": ("trapezoidal",)}
+    assert curve.optional == ("method",)
+    assert [c.tool for c in by_id["parallel_multiple_0"].gold_calls] == ["math_toolkit.sum_of_multiples",
+                                                                         "math_toolkit.product_of_primes"]
+    assert by_id["parallel_multiple_0"].gold_calls[0].arguments["multiples"] == ([3, 5],)
+
+
+def test_nested_possible_answers_resolve_to_one_value_and_none_means_may_be_left_out():
+    question = _question(id="live_0")
+    answer = {"id": "live_0", "ground_truth": [
+        {"Calc.add": {"opts": [{"x": ["", "a", "b"], "y": [""]}], "nums": [[1, 2]], "z": ["", None]}},
+        {"Calc.add": {"opts": [[{"x": ["c"]}, {"x": ["d", "e"]}]], "nums": [[3]]}}]}
+    files = {"BFCL_v4_live_simple.json": _line(question), "possible_answer/BFCL_v4_live_simple.json": _line(answer)}
+    (query,) = parse_benchmark("bfcl", files).queries
+    first, second = query.gold_calls  # the same function called twice keeps both calls
+    # an object's alternatives: first accepted value per key; a key that may only be left out is dropped
+    assert first.arguments == {"opts": ({"x": "a"},), "nums": ([1, 2],), "z": ()}
+    assert first.optional == ("z",)
+    assert second.arguments["opts"] == ([{"x": "c"}, {"x": "d"}],) and second.optional == ()
+
+
+def test_gold_calls_of_the_real_release():
+    raw = SHARED.parent / "bfcl_raw"
+    if not (raw / "possible_answer").is_dir():
+        pytest.skip(f"shared datasets absent: {raw} not found")
+    result = load_benchmark("bfcl", [raw])
+    calls = [c for q in result.queries for c in q.gold_calls]
+    assert len(result.queries) == 2501 and len(calls) >= len(result.queries)
+    assert all(q.gold_calls and {c.tool for c in q.gold_calls} == set(q.gold) for q in result.queries)
+    by_id = {q.id: q for q in result.queries}
+    assert by_id["simple_python_1"].gold_calls[0].arguments == {"number": (5,)}

@@ -94,3 +94,28 @@ def test_line_not_an_object():
 
 def test_invalid_json_line():
     check_error(fails('{"id": 1, "query": "q"}\n\n{"id": 2,\n'), "q.jsonl", 3, None, "invalid JSON")
+
+
+def test_gold_calls_round_trip_through_the_interchange_format():
+    from core.models import GoldCall
+
+    call = {"tool": "w", "arguments": {"city": ["Paris", "Paris, FR"], "unit": ["C"], "opts": [{"days": 2}]},
+            "optional": ["unit"]}
+    (q,) = parse_queries_jsonl(lines({"id": "a", "query": "q", "gold": ["w", "x"], "gold_calls": [call]}), "q.jsonl")
+    assert q.gold_calls == (GoldCall("w", {"city": ("Paris", "Paris, FR"), "unit": ("C",), "opts": ({"days": 2},)},
+                                     ("unit",)),)
+    assert q.gold_calls[0].to_json() == call
+    assert parse_queries_jsonl(lines({"id": "a", "query": "q", "gold": ["w"]}), "q.jsonl")[0].gold_calls == ()
+
+
+def test_bad_gold_calls_name_line_and_field():
+    def bad(calls):
+        return fails(lines({"id": "a", "query": "q", "gold": ["w"]}, {"id": "b", "query": "q", "gold": ["w"],
+                                                                      "gold_calls": calls}))
+
+    check_error(bad({"tool": "w"}), "q.jsonl", 2, "gold_calls", "must be a list of calls")
+    check_error(bad([{"tool": "v", "arguments": {}}]), "q.jsonl", 2, "gold_calls[0].tool", "not one of the line's gold")
+    check_error(bad([{"tool": "w", "arguments": {"city": "Paris"}}]), "q.jsonl", 2, "gold_calls[0].arguments",
+                "list of accepted values")
+    check_error(bad([{"tool": "w", "arguments": {"city": ["P"]}, "optional": ["unit"]}]), "q.jsonl", 2,
+                "gold_calls[0].optional", "argument names of the call")

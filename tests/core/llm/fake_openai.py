@@ -1,7 +1,9 @@
-"""A tiny server on 127.0.0.1 that speaks the OpenAI chat-completions protocol, scripted per request."""
+"""A tiny server on 127.0.0.1 that speaks the OpenAI chat-completions and embeddings protocols, scripted per
+request."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -23,7 +25,10 @@ class _Server(ThreadingHTTPServer):
 
 class FakeOpenAI:
     """``script`` entries, one per request (then ``default``):
-    ("ok", text) | ("status", code, headers, body) | ("sleep", seconds, text) | ("garbage",).
+    ("ok", text) | ("status", code, headers, body) | ("sleep", seconds, text) | ("garbage",) |
+    ("vectors", dim): an embeddings answer with ``dim``-dimensional vectors (a server that changed its model).
+    A POST to ``/v1/embeddings`` answered "ok" gets one vector per input: :func:`text_vector` of
+    ``embedding_dim`` dimensions, listed in reverse order with their ``index`` (clients must sort by it).
     With the script empty, ``respond`` (when set) answers from the request body instead of ``default``.
 
     ``faults(rate, seed=…)`` turns on a seeded fault mode: each POST not answered by the script fails with
@@ -45,6 +50,7 @@ class FakeOpenAI:
         self.injected: list[str] = []  # the kind of every fault injected, in order
         self.answered = 0  # POSTs answered normally (script, respond or default)
         self.delay = 0.0  # seconds every POST waits before it is answered (a slow model)
+        self.embedding_dim = 8  # dimensions of the vectors /v1/embeddings answers with
         handler = self._handler()
         self.httpd = _Server(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -107,7 +113,8 @@ class FakeOpenAI:
                 return fault
             if body is not None:
                 self.answered += 1
-        return ("ok", self.respond(body)) if self.respond is not None and body is not None else self.default
+        chat = body is not None and "messages" in body  # ``respond`` answers chats; embeddings need no text
+        return ("ok", self.respond(body)) if self.respond is not None and chat else self.default
 
     def _handler(self):
         fake = self
@@ -166,6 +173,14 @@ class FakeOpenAI:
                     self._send(code, json.dumps({"error": {"message": text}}).encode(), headers)
                 elif kind == "garbage":
                     self._send(200, b"this is not json {")
+                elif self.path.endswith("/embeddings"):
+                    dim = step[1] if kind == "vectors" else fake.embedding_dim
+                    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                    data = [{"object": "embedding", "index": i, "embedding": text_vector(t, dim)}
+                            for i, t in enumerate(texts)][::-1]
+                    payload = {"object": "list", "data": data, "model": body["model"],
+                               "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)}}
+                    self._send(200, json.dumps(payload).encode())
                 else:
                     payload = {"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"],
                                "choices": [{"index": 0, "finish_reason": "stop",
@@ -174,6 +189,12 @@ class FakeOpenAI:
                     self._send(200, json.dumps(payload).encode())
 
         return Handler
+
+
+def text_vector(text: str, dim: int) -> list[float]:
+    """The fake's embedding of ``text``: a fixed pseudo-random vector per text (not normalised)."""
+    rng = random.Random(hashlib.sha256(text.encode()).digest())  # noqa: S311 - test data
+    return [round(rng.uniform(-2.0, 2.0), 6) for _ in range(dim)]
 
 
 # -- plausible answers per role (the JSON / block shapes of core/llm, core/merging and core/trials prompts) --

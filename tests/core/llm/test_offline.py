@@ -6,8 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.concurrency import map_concurrent
+from core.llm.heuristics import terms
 from core.llm.ledger import MemoryLedger
-from core.llm.offline import OfflineOperators, mutation_rate
+from core.llm.offline import OfflineOperators, mutation_rate, request_terms, split_related
 from core.llm.vocabulary import CatalogVocabulary
 
 DOCS = [
@@ -19,9 +20,25 @@ DOCS = [
 ]
 
 
+CATALOG = DOCS + [
+    "calculate_velocity: final velocity of an object from initial velocity acceleration and time",
+    "calculate_acceleration: acceleration from a change in velocity over time",
+    "free_fall: distance an object falls under gravity in a given time",
+    "unit_convert: convert kilometers miles pounds kilograms between units",
+]
+ANCESTOR = "Tool that provides car velocity acceleration time. Example request: car acceleration over time."
+QUERY = "I have an exam tomorrow. A car accelerates for some time, what is its final velocity?"
+
+
 @pytest.fixture
 def ops():
     return OfflineOperators(CatalogVocabulary.from_texts(DOCS), seed=3, ledger=MemoryLedger())
+
+
+@pytest.fixture
+def free():
+    """The free rules (``keep_request=False``): words of the request may be swapped, exemplar clauses copied."""
+    return OfflineOperators(CatalogVocabulary.from_texts(DOCS), seed=3, ledger=MemoryLedger(), keep_request=False)
 
 
 def test_pseudo_tools_one_per_intent_from_action_and_object(ops):
@@ -42,26 +59,29 @@ def test_every_call_is_recorded_as_offline_with_json_io(ops):
     assert ops.name == "offline" and "llm" not in ops.model.lower()
 
 
-def test_deterministic_given_seed_and_inputs_whatever_the_order(ops):
-    jobs = [("current weather temperature for a city", n) for n in range(12)]
+@pytest.mark.parametrize("keep_request", [True, False])
+def test_deterministic_given_seed_and_inputs_whatever_the_order(keep_request):
+    ops = OfflineOperators(CatalogVocabulary.from_texts(CATALOG), seed=3, keep_request=keep_request)
+    jobs = [("velocity of a car over time", n) for n in range(12)]
     serial = [ops.mutate(d, "x", temperature=1.5, nonce=n).value for d, n in jobs]
     shuffled = jobs[:]
     random.Random(1).shuffle(shuffled)
     parallel = map_concurrent(lambda j: (j, ops.mutate(j[0], "x", temperature=1.5, nonce=j[1]).value), shuffled, 6)
     assert dict(o.value for o in parallel) == dict(zip(jobs, serial, strict=True))
-    other_seed = OfflineOperators(ops.vocab, seed=4)
+    other_seed = OfflineOperators(ops.vocab, seed=4, keep_request=keep_request)
     assert [other_seed.mutate(d, "x", temperature=1.5, nonce=n).value for d, n in jobs] != serial
 
 
-def test_mutation_rate_follows_temperature(ops):
+def test_mutation_rate_follows_temperature(free):
     assert (mutation_rate(0), mutation_rate(1.5), mutation_rate(10)) == (0.0, pytest.approx(0.225), 0.9)
     text = "current weather temperature humidity forecast rain city"
-    assert ops.mutate(text, "x", temperature=0.0).value == text  # rate 0: nothing swapped
-    hot = ops.mutate(text, "x", temperature=6.0).value
+    assert free.mutate(text, "x", temperature=0.0).value == text  # rate 0: nothing swapped
+    hot = free.mutate(text, "x", temperature=6.0).value
     assert hot != text and len(hot.split()) == len(text.split())  # swaps, never deletions
 
 
-def test_refine_pulls_exemplar_terms_and_drops_drift(ops):
+def test_refine_pulls_exemplar_terms_and_drops_drift(free):
+    ops = free
     refined = ops.refine("weather in Oslo", "weather zorblax in Oslo", [DOCS[0], DOCS[4]], "how warm is it in Oslo",
                          temperature=0.7).value
     assert "zorblax" not in refined  # in neither the request nor any exemplar
@@ -74,7 +94,7 @@ def test_refine_pulls_exemplar_terms_and_drops_drift(ops):
 
 def test_refine_all_judge_and_score(ops):
     out = ops.refine_all(["weather tool", "money tool"], DOCS, "weather in Oslo and convert money").value
-    assert len(out) == 2 and "currencies" in out[1]
+    assert len(out) == 2 and "currenc" in out[1] and "currenc" not in out[0] and "temperature" in out[0]
     assert len(ops.ledger.records) == 1  # one role call, one record
     assert ops.judge_sufficiency("weather forecast", ["weather_forecast: daily weather forecast"]).value is True
     assert ops.judge_sufficiency("send email", ["weather_forecast: daily weather forecast"]).value is False
@@ -82,7 +102,8 @@ def test_refine_all_judge_and_score(ops):
     assert ops.score_retrieval("weather", []).value == 0.0
 
 
-def test_population_roles(ops):
+def test_population_roles(free):
+    ops = free
     kids = ops.seed_population("current weather for a city", DOCS[:2], 4, temperature=1.5).value
     assert kids[0] == "current weather for a city" and 2 <= len(kids) <= 4 and len(set(kids)) == len(kids)
     child = ops.scatter("current weather for a city", DOCS[:2], nonce=1).value
@@ -92,10 +113,91 @@ def test_population_roles(ops):
     assert ("weather" in mixed) and ("money" in mixed or "currencies" in mixed)
 
 
-def test_guided_mutation_moves_away_from_weak_tools(ops):
+def test_guided_mutation_moves_away_from_weak_tools(free):
     weak = ["weather_forecast: daily weather forecast temperature rain"]
-    child = ops.guided_mutate("daily weather forecast for a city", weak, temperature=1.5).value
+    child = free.guided_mutate("daily weather forecast for a city", weak, temperature=1.5).value
     assert child != "daily weather forecast for a city" and "daily" not in child
+
+
+# -- keeping the request (the default) -------------------------------------------------------------------------
+
+
+
+@pytest.fixture
+def keep():
+    return OfflineOperators(CatalogVocabulary.from_texts(CATALOG), seed=5, ledger=MemoryLedger())
+
+
+def test_request_terms_are_the_ancestors_words_the_query_uses():
+    assert request_terms(ANCESTOR, QUERY) == {"car", "time", "velocity"}  # no "exam", no "provides"
+    assert request_terms(ANCESTOR) >= {"car", "velocity", "acceleration", "provides"}  # no query: all but frame
+    assert "tool" not in request_terms(ANCESTOR) and "example" not in request_terms(ANCESTOR)
+    assert request_terms("weather in Oslo", "send an email") == {"weather", "oslo"}  # nothing shared: the ancestor's
+
+
+def test_kept_request_operators_never_drop_request_words(keep):
+    words = request_terms(ANCESTOR, QUERY)
+    exemplars = CATALOG[5:]
+    children = []
+    for n in range(25):
+        children += [
+            keep.mutate(ANCESTOR, ANCESTOR, query=QUERY, exemplars=exemplars, temperature=3.0, nonce=n).value,
+            keep.crossover(ANCESTOR + " Related: miles.", "Velocity of a car; free fall.", ANCESTOR, query=QUERY,
+                           exemplars=exemplars, temperature=1.5, nonce=n).value,
+            keep.guided_mutate(ANCESTOR + " Related: kilometers, gravity.", [CATALOG[-1]], ancestor=ANCESTOR,
+                               query=QUERY, temperature=1.5, nonce=n).value,
+            keep.scatter(ANCESTOR, exemplars, nonce=n).value,
+            *keep.seed_population(ANCESTOR, exemplars, 6, temperature=1.5).value,
+        ]
+    for child in children:
+        assert words <= set(terms(child)), child
+        core, _ = split_related(child)
+        assert core == split_related(ANCESTOR)[0] or words <= set(terms(core))  # catalog words only as additions
+    assert len(set(children)) > 10  # still a varied population
+
+
+def test_kept_request_mutation_varies_only_the_additions(keep):
+    free = OfflineOperators(keep.vocab, seed=5, keep_request=False)
+    child = keep.mutate(ANCESTOR, ANCESTOR, query=QUERY, temperature=1.5, nonce=1).value
+    core, extra = split_related(child)
+    assert core == split_related(ANCESTOR)[0] and extra  # the text kept, catalog words added after it
+    assert set(extra) <= set(keep.vocab.df)  # every addition is a catalog word
+    swapped = [free.mutate(ANCESTOR, ANCESTOR, temperature=6.0, nonce=n).value for n in range(10)]
+    assert any(not request_terms(ANCESTOR, QUERY) <= set(terms(c)) for c in swapped)  # the free rule drifts
+
+
+def test_kept_request_guided_mutation_drops_additions_of_weak_tools(keep):
+    child = keep.guided_mutate(ANCESTOR + " Related: kilometers, gravity.", [CATALOG[-1]], ancestor=ANCESTOR,
+                               query=QUERY, temperature=1.5).value
+    _, extra = split_related(child)
+    assert "kilometers" not in extra and not set(extra) & set(terms(CATALOG[-1]))
+
+
+def test_kept_request_seeds_add_terms_only_from_exemplars_that_share_request_words(keep):
+    seeds = keep.seed_population(ANCESTOR, [CATALOG[4], CATALOG[5]], 3, temperature=0.0).value
+    assert seeds[0] == ANCESTOR
+    added = {t for s in seeds[1:] for t in split_related(s)[1]}
+    assert not added & set(terms(CATALOG[4])) - set(terms(ANCESTOR))  # send_email shares no request word
+    assert "final" in added or "initial" in added  # calculate_velocity shares "velocity"
+
+
+def test_kept_request_refine_adds_terms_not_clauses(keep, free):
+    exemplars = [CATALOG[5], CATALOG[6]]
+    kept = keep.refine(ANCESTOR, ANCESTOR, exemplars, QUERY).value
+    assert split_related(kept)[0] == split_related(ANCESTOR)[0] and split_related(kept)[1]
+    assert "final velocity of an object" not in kept.lower()
+    assert "final velocity of an object" in free.refine(ANCESTOR, ANCESTOR, exemplars, QUERY).value.lower()
+
+
+def test_query_and_exemplars_reach_the_ledger_and_the_draw(keep):
+    a = keep.mutate(ANCESTOR, ANCESTOR, nonce=1).value
+    b = keep.mutate(ANCESTOR, ANCESTOR, query=QUERY, exemplars=CATALOG[5:6], nonce=1)
+    assert json.loads(keep.ledger.records[-1].prompt)["query"] == QUERY
+    assert json.loads(keep.ledger.records[-1].prompt)["exemplars"] == CATALOG[5:6]
+    assert keep.model != OfflineOperators(keep.vocab, keep_request=False).model  # the ledger tells them apart
+    assert isinstance(a, str) and b.ok
+    with pytest.raises(ValueError, match="keep_request"):
+        OfflineOperators(keep.vocab, keep_request="yes")
 
 
 def test_synthetic_queries_from_name_description_and_schema(ops):
@@ -129,8 +231,9 @@ def test_constructor_validation():
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=120), st.text(max_size=80))
 def test_heuristics_never_fail_on_arbitrary_text(text, other):
-    ops = OfflineOperators(CatalogVocabulary.from_texts(DOCS + [text]), seed=0)
-    results = [ops.pseudo_tools(text), ops.extract_intents(text), ops.refine(other, text, [text, other], text),
+    ops = OfflineOperators(CatalogVocabulary.from_texts(DOCS + [text]), seed=0, keep_request=len(text) % 2 == 0)
+    results = [ops.mutate(text, other, query=other, exemplars=[text]), ops.crossover(other, text, other, query=text),
+               ops.guided_mutate(text, [other], ancestor=other, query=text),ops.pseudo_tools(text), ops.extract_intents(text), ops.refine(other, text, [text, other], text),
                ops.refine_all([text], [other], text), ops.scatter(text, [other]), ops.seed_population(text, [other], 3),
                ops.crossover(text, other, text), ops.mutate(text, other), ops.guided_mutate(text, [other]),
                ops.synthetic_queries(text, 3), ops.select_tools(text, [("k", other)]),

@@ -114,3 +114,18 @@ def test_a_failing_ledger_does_not_lose_the_answer():
 
     call = PromptedOperators(Scripted("{BEGIN} a {END}"), Broken()).mutate("d", "a")
     assert call.ok and call.value == "a" and call.call_id is None
+
+
+def test_variation_prompts_carry_the_request_the_ancestor_and_the_seed_exemplars():
+    o = ops("{BEGIN} a {END}", "{BEGIN} b {END}", "{BEGIN} c {END}", "{BEGIN} d {END}")
+    query, ancestor, exemplars = "how fast is the car going after 10 s?", "Tool that computes final velocity", [
+        "calculate_velocity: final velocity from initial velocity, acceleration and time"]
+    o.crossover("one", "two", ancestor, query=query, exemplars=exemplars)
+    o.mutate("one", ancestor, query=query, exemplars=exemplars)
+    o.guided_mutate("one", ["unit_convert: convert units"], ancestor=ancestor, query=query, exemplars=exemplars)
+    for call in o.backend.calls[:3]:
+        prompt = call["messages"][1]["content"]
+        assert query in prompt and ancestor in prompt and "calculate_velocity: final velocity" in prompt
+        assert "serves the user's request" in prompt  # told to keep the request
+    o.mutate("one", ancestor)  # without them: the prompt names neither
+    assert "User request" not in o.backend.calls[3]["messages"][1]["content"]

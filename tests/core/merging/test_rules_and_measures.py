@@ -206,6 +206,19 @@ def test_silhouette_is_high_for_separated_blobs_and_skips_impossible_k():
     assert set(curve) == {4} and curve[4] > 0.9
 
 
+def test_silhouette_by_hand_on_four_unit_vectors():
+    # p1 = (1, 0) given as (3, 0): the curve normalises, cosine ignores length; p2 = (.8, .6); p3 = (0, 1);
+    # p4 = (-.6, .8). Cosine distances 1 - cos: d12 = .2, d13 = 1, d14 = 1.6, d23 = .4, d24 = 1, d34 = .2.
+    # k-means with k = 2 splits {p1, p2} | {p3, p4} (within-cluster squared error .4, against 3.2/3 for any
+    # 3 + 1 split). Silhouette s = (b - a) / max(a, b), a = mean distance inside the point's cluster, b = to the
+    # other cluster:
+    #   p1: a = .2, b = (1 + 1.6)/2 = 1.3 → 1.1/1.3 = .846154      p2: a = .2, b = (.4 + 1)/2 = .7 → .5/.7 = .714286
+    #   p3: a = .2, b = (1 + .4)/2 = .7   → .714286                p4: a = .2, b = (1.6 + 1)/2 = 1.3 → .846154
+    # mean (2 · .846154 + 2 · .714286) / 4 = .780220. k = 1 and k = 4 (not fewer clusters than points) are skipped.
+    x = np.array([[3.0, 0.0], [0.8, 0.6], [0.0, 1.0], [-0.6, 0.8]], dtype=np.float32)
+    assert silhouette_curve(x, ks=(1, 2, 4), seed=0) == [(2, 0.7802)]
+
+
 def test_approximate_neighbours_find_planted_near_duplicates():
     from core.merging.candidates import candidate_pairs
 

@@ -28,6 +28,7 @@ class ScriptedOperators:
         self.fail = fail or set()
         self.pseudo = pseudo
         self.calls: list[str] = []
+        self.context: list[tuple[str, dict]] = []  # (role, the query / exemplars / ancestor it was given)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -57,13 +58,21 @@ class ScriptedOperators:
     def seed_population(self, ancestor, exemplars, n, *, temperature=1.5):
         return self._ret("seed_population", [f"{ancestor} variant {i} {exemplars[i % len(exemplars)]}" for i in range(n)])
 
-    def crossover(self, a, b, ancestor, *, temperature=1.5, nonce=0):
+    def _given(self, role, **context):
+        with self._lock:
+            self.context.append((role, {k: v for k, v in context.items() if v is not None}))
+
+    def crossover(self, a, b, ancestor, *, query=None, exemplars=None, temperature=1.5, nonce=0):
+        self._given("crossover", query=query, exemplars=exemplars, ancestor=ancestor)
         return self._ret("crossover", f"{a.split(' ')[0]} {b}")
 
-    def mutate(self, description, ancestor, *, temperature=1.5, nonce=0):
+    def mutate(self, description, ancestor, *, query=None, exemplars=None, temperature=1.5, nonce=0):
+        self._given("mutate", query=query, exemplars=exemplars, ancestor=ancestor)
         return self._ret("mutate", f"{description} changed")
 
-    def guided_mutate(self, description, low_tools, *, temperature=1.5, nonce=0):
+    def guided_mutate(self, description, low_tools, *, ancestor=None, query=None, exemplars=None, temperature=1.5,
+                      nonce=0):
+        self._given("guided_mutate", query=query, exemplars=exemplars, ancestor=ancestor)
         return self._ret("guided_mutate", f"{description} not {len(low_tools)}")
 
     def score_retrieval(self, query, blurbs):

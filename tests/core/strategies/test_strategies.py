@@ -2,6 +2,7 @@
 
 import pytest
 
+from core.strategies.fitness import ANCHOR_WEIGHT
 from core.strategies.memory import ToolMemory
 from core.strategies.registry import make_strategy, strategy_names
 from tests.core.strategies.conftest import ScriptedOperators
@@ -77,8 +78,11 @@ def test_memetic_v2_fitness_components_and_memory(engine, ops):
                         threshold=5.0).retrieve("weather forecast", 3)
     fit = [e.data for e in res.trace if e.kind == "fitness"]
     assert len(fit) == 8 * 3
+    lam = ANCHOR_WEIGHT  # the anchored retrieval term (core.strategies.fitness), 0 in the paper
     for f in fit:
-        assert f["f"] == pytest.approx(0.5 * f["s_ret"] + 0.3 * f["llm_score"] - 0.2 * f["mem"] - f["crowd"], abs=1e-5)
+        term = (1 - lam) * f["s_ret"] + lam * f.get("s_anchor", 0.0)
+        assert f["f"] == pytest.approx(0.5 * term + 0.3 * f["llm_score"] - 0.2 * f["mem"] - 0.2 * f["crowd"],
+                                       abs=1e-5)  # δ = 0.2: the default (core.strategies.memetic_v2), not 1.0
     assert [e.generation for e in memory.entries] == [3, 0]  # (a, G) and (d*, 0)
 
 

@@ -1,5 +1,8 @@
+import pytest
+
 from core.trials.evidence import Rerank, Trial, TrialOutcome, TrialReport
-from core.trials.measures import failure_shares, passes, passes_all, score_reports
+from core.trials.measures import failure_shares, measure_rows, passes, passes_all, score_reports
+from core.trials.pipeline import TrialConfig
 
 
 def _report(qid, gold, before, outcomes, after):
@@ -70,3 +73,37 @@ def test_every_share_is_its_own_count_over_the_judged_trials():
     for outcome, share in f["shares"].items():
         assert share == round(f["counts"][outcome] / f["judged"], 4), outcome
     assert f["table4"]["counts"]["PARAMETER_MISMATCH"] == 2 and f["table4"]["shares"]["PARAMETER_MISMATCH"] == 0.6667
+
+
+def test_a_pool_larger_than_the_cutoff_lets_at_10_move():
+    # 12 candidates tried; the gold tool sits at 11, the ten above it failed: the re-rank lifts it into the top 10
+    before = [f"t{i}" for i in range(1, 11)] + ["g", "z"]
+    outcomes = {k: TrialOutcome.EXECUTION_FAILURE for k in before} | {"g": TrialOutcome.FUNCTIONAL_SUCCESS}
+    q = _report("q", ["g"], before, outcomes, ["g", *before[:10], "z"])
+    m = score_reports([q], cutoffs=[10, 5])
+    assert m["k"] == 5 and m["cutoffs"] == [5, 10]
+    assert m["before"]["recall@10"] == 0.0 and m["after"]["recall@10"] == 1.0
+    assert m["before"]["pass@10"] == 0.0 and m["after"]["pass@10"] == 1.0 and m["after"]["pass@5"] == 1.0
+    assert m["failures"]["k"] == 5 and m["failures"]["judged"] == 5  # Table 4 over the top 5
+
+
+def test_measure_rows_read_new_runs_and_the_at_k_block_of_old_ones():
+    new = {"before": {"recall@5": 0.5, "recall@10": 0.75}, "after": {"recall@5": 1.0, "recall@10": 1.0}}
+    assert measure_rows(new) == [("recall@5", 0.5, 1.0), ("recall@10", 0.75, 1.0)]
+    old = {"before": {"recall@5": 0.5}, "after": {"recall@5": 0.5},
+           "at_10": {"before": {"recall@10": 0.8}, "after": {"recall@10": 0.8}}}
+    assert measure_rows(old) == [("recall@5", 0.5, 0.5), ("recall@10", 0.8, 0.8)]
+
+
+def test_trial_config_pool_cutoffs_and_stored_configs():
+    config = TrialConfig()
+    assert (config.k, config.cutoffs, config.report_at) == (20, (5, 10), (5, 10))
+    assert TrialConfig(k=8).report_at == (5,) and TrialConfig(k=3).report_at == (3,)
+    assert TrialConfig.from_json(config.to_json()) == config
+    # a config stored before the pool existed reads as it ran: K=10, @5 and @10, no judge, simulated below success
+    old = TrialConfig.from_json({"k": 10, "simulate": True, "simulate_on": ["server"], "simulate_unexecuted": False,
+                                 "timeout": 8.0, "concurrency": 4, "today": "2025-06-02"})
+    assert (old.cutoffs, old.judge, old.simulated_evidence, old.simulate_on) == ((5, 10), False, "below_success",
+                                                                                  ("server",))
+    with pytest.raises(ValueError, match="cutoffs"):
+        TrialConfig(cutoffs=(0,))

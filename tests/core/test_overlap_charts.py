@@ -4,7 +4,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from components.overlap_charts import (
+from core.models import Tool
+from core.overlap import KEPT_APART, LOOK_ALIKE, MERGED, OTHER, SINGLE, MapLayer, OverlapLink, category_groups
+from core.overlap_charts import (
     MUTED,
     PALETTE,
     POOLED_COLOURS,
@@ -13,8 +15,6 @@ from components.overlap_charts import (
     group_symbols,
     overlap_scatter,
 )
-from core.models import Tool
-from core.overlap import KEPT_APART, LOOK_ALIKE, MERGED, OTHER, SINGLE, MapLayer, OverlapLink, category_groups
 
 DEMO_V5 = Path(__file__).resolve().parents[2] / "assets" / "demo" / "versions" / "v5.json"
 

@@ -29,7 +29,7 @@ from core.overlap import (
 # "20 simple, distinct colours" (their light pastels dropped: small markers in pastel vanish on white); the
 # last eight were added one at a time, each the sRGB colour (L* 42–82, chroma ≥ 28) farthest by CIEDE2000
 # from those already chosen, from white and from the greys below. Any two differ by ΔE2000 ≥ 20.6 and
-# ΔE76 ≥ 27 (tests/components/test_overlap_charts.py measures it; the palette this replaced had two
+# ΔE76 ≥ 27 (tests/core/test_overlap_charts.py measures it; the palette this replaced had two
 # near-identical dark teals at ΔE2000 4.5).
 PALETTE = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#469990", "#9a6324",
            "#800000", "#808000", "#000075", "#f4c400", "#fc98b0", "#aca4fc", "#007434", "#049cfc", "#9c6484",
