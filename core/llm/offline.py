@@ -110,6 +110,13 @@ class OfflineOperators(OfflineRoles):
         return (f"OfflineOperators(seed={self.seed}, vocabulary={self.vocab.n_docs} docs, "
                 f"keep_request={self.keep_request})")
 
+    def keeping_request(self, keep: bool) -> OfflineOperators:
+        """These rules with ``keep_request`` set to ``keep``: ``self`` when it already is, else a twin with the
+        same vocabulary, seed and ledger (how a strategy's ``keep_request`` parameter reaches its operators)."""
+        if keep is self.keep_request:
+            return self
+        return OfflineOperators(self.vocab, seed=self.seed, ledger=self.ledger, keep_request=keep)
+
     # -- term helpers -----------------------------------------------------------------------------
 
     def _distinctive(self, texts: Sequence[str], exclude: set[str], limit: int,

@@ -47,9 +47,18 @@ class PseudoToolStrategy:
         seed: int = 0,
         max_workers: int = 8,
         parallel_lineages: bool = True,
+        keep_request: bool = True,
     ) -> None:
+        """``keep_request``: with offline operators, True (the default, our rule) never drops or replaces the
+        request's words and takes catalog words only as additions; False gives the free word swaps used before
+        (``core.llm.offline``). A model-backed operator ignores it: it keeps the request by being shown it
+        (``operator_context``)."""
         if operators is None:
             raise ValueError(f"strategy {self.name!r} needs LLM operators (offline or an endpoint)")
+        if not isinstance(keep_request, bool):
+            raise ValueError(f"keep_request must be true or false, got {keep_request!r}")
+        if hasattr(operators, "keeping_request"):
+            operators = operators.keeping_request(keep_request)
         if k_ret < 1:
             raise ValueError(f"k_ret must be at least 1, got {k_ret}")
         self.engine = search_engine

@@ -42,6 +42,20 @@ def test_operator_context_off_gives_what_the_algorithm_writes(name, engine):
         make_strategy(name, engine, context={"operators": ops}, anchor_weight=2.0)
 
 
+@pytest.mark.parametrize("name", ["memetic", "memetic_v2", "scattershot"])
+def test_keep_request_is_a_strategy_parameter_that_picks_the_offline_word_rule(name, engine):
+    offline = make_roles("strategy", "offline", vocabulary=CatalogVocabulary.from_texts(engine.texts), seed=3)
+    kept = make_strategy(name, engine, context={"operators": offline})
+    assert kept.ops is offline and offline.keep_request  # the default: our rule, the same operators
+    free = make_strategy(name, engine, context={"operators": offline}, keep_request=False)
+    assert free.ops is not offline and free.ops.keep_request is False and free.ops.model.endswith("-free")
+    assert (free.ops.vocab, free.ops.seed) == (offline.vocab, offline.seed) and offline.keep_request  # untouched
+    scripted = ScriptedOperators()
+    assert make_strategy(name, engine, context={"operators": scripted}, keep_request=False).ops is scripted
+    with pytest.raises(ValueError, match="keep_request"):
+        make_strategy(name, engine, context={"operators": offline}, keep_request="no")
+
+
 def test_fitness_events_record_keys_and_the_anchored_term(engine, ops):
     res = make_strategy("memetic", engine, context={"operators": ops}, threshold=5.0, anchor_weight=0.5).retrieve(
         "weather forecast", 3)
