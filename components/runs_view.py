@@ -211,6 +211,29 @@ def eval_job_status(ws, *, state_key: str) -> None:
     status()
 
 
+# -- one run as a report ---------------------------------------------------------------------------------
+
+
+def report_download(ws, picked: Sequence[RunRow], *, key: str) -> None:
+    """Any stored eval, merge, trials or timeline run as one self-contained HTML file (core.run_report); the run
+    ticked in the table first. The HTML is built only when the button is pressed."""
+    from core.run_report import reportable_runs, run_report_html
+
+    choices = {run_id: label for run_id, _, label in reportable_runs(ws)}
+    if not choices:
+        return
+    ticked = next((r.run_id for r in picked if r.run_id in choices), None)
+    ids = list(choices)
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    run_id = c1.selectbox("Report of run", ids, index=ids.index(ticked) if ticked is not None else 0,
+                          format_func=lambda i: choices[i], key=f"{key}_{ticked}",
+                          help="Evaluation, merge, trials and timeline runs. The report opens offline in any browser: "
+                               "a one-line summary, the run's metrics and figures.")
+    c2.download_button("Download report (HTML)", data=lambda: run_report_html(ws, run_id),
+                       file_name=f"toolatlas-run-{run_id}.html", mime="text/html", key=f"{key}_button",
+                       icon=":material/download:", width="stretch")
+
+
 # -- comparing runs ---------------------------------------------------------------------------------------
 
 

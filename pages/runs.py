@@ -12,6 +12,7 @@ from components.runs_view import (
     describe,
     eval_form,
     eval_job_status,
+    report_download,
     runs_frame,
     runs_table,
     score_text,
@@ -58,6 +59,7 @@ def stored_runs() -> None:
     picked_rows = runs_table(rows, key="runs_table")
     st.download_button("Download the runs table (CSV)", runs_frame(rows).to_csv(index=False), "runs.csv", "text/csv",
                        key="runs_csv")
+    report_download(ws, picked_rows, key="runs_report")
 
     playground_picked = [r for r in picked_rows if r.kind == "playground"]
     if playground_picked:

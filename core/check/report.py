@@ -1,7 +1,8 @@
 """A check's result as one self-contained HTML file: plotly.js inlined, no request leaves the page, so it opens
 from disk offline. The verdict comes first, then tool changes, breaking changes, new overlaps, retrieval
 (metrics, every regression with both rankings, the newly solved queries), documentation, and both versions'
-overlap maps side by side with the changed tools marked.
+overlap maps side by side with the changed tools marked. The page shell (head, no-network policy, styles,
+tables, figure embedding) is :mod:`core.report_html`'s, shared with ``toolatlas report``.
 
 Every piece of catalog text goes through :func:`html.escape` (text and attributes); figure labels are escaped
 before plotly sees them, and plotly's JSON escapes ``</`` itself.
@@ -9,39 +10,16 @@ before plotly sees them, and plotly's JSON escapes ``</`` itself.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 from core.check.docs import worst_first
 from core.check.service import RULES, CheckResult
 from core.check.summary import counts_line, metrics_line
+from core.report_html import esc, figure, page, sections_html
+from core.report_html import table as _table
 
 STATUS_COLOURS = {"unchanged": "#b4b4b4", "changed": "#f58231", "added": "#3cb44b", "renamed": "#4363d8",
                   "removed": "#e6194b"}
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1200px;color:#222;
-padding:0 16px}
-h1{font-size:1.5em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:4px}
-.verdict{padding:14px 18px;border-radius:6px;font-size:1.25em;font-weight:600}
-.fail{background:#fde2e1;border:1px solid #e6194b}.pass{background:#e3f5e1;border:1px solid #3cb44b}
-table{border-collapse:collapse;margin:8px 0;font-size:.92em}td,th{border:1px solid #ddd;padding:4px 8px;
-text-align:left;vertical-align:top}th{background:#f4f4f4}.muted{color:#777}.gold{font-weight:700;color:#1a7f37}
-.pair{display:flex;gap:24px;flex-wrap:wrap}.query{border:1px solid #ddd;border-radius:6px;padding:8px 12px;
-margin:12px 0}code{background:#f4f4f4;padding:0 3px}
-"""
-
-
-def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, empty: str = "None.") -> str:
-    """An HTML table; ``rows`` hold HTML already escaped by the caller."""
-    if not rows:
-        return f"<p class='muted'>{esc(empty)}</p>"
-    th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _changes(result: CheckResult) -> str:
@@ -100,7 +78,7 @@ def _metrics_figure(result: CheckResult) -> str:
     fig.update_layout(title=f"Retrieval before and after ({r.n_queries} queries, {r.mode} search)",
                       xaxis_title="metric", yaxis_title="mean over queries", yaxis_range=[0, 1], barmode="group",
                       height=380, legend_title_text="version")
-    return fig.to_html(full_html=False, include_plotlyjs=False)
+    return figure(fig)
 
 
 def _retrieval(result: CheckResult) -> str:
@@ -166,29 +144,22 @@ def maps_figure(result: CheckResult):
 def _maps(result: CheckResult) -> str:
     if result.map is None:
         return "<p class='muted'>Not drawn (no map was computed for this check).</p>"
-    return maps_figure(result).to_html(full_html=False, include_plotlyjs=False)
+    return figure(maps_figure(result))
 
 
 def render_html(result: CheckResult) -> str:
-    """The whole report as one HTML document (plotly.js inlined; about 4.6 MB with it)."""
-    from plotly.offline import get_plotlyjs
-
+    """The whole report as one HTML document (the shared shell of :mod:`core.report_html`: plotly.js inlined,
+    no network)."""
     cls = "fail" if result.failed else "pass"
     rules = "".join(f"<li><b>{esc(rule)}</b>{' (fails the check)' if rule in result.config.fail_on else ''}: "
                     f"{esc(RULES[rule])} — {'<b>found</b>' if rule in result.fired else 'none'}</li>" for rule in RULES)
     sections = [("Tool changes", _changes(result)), ("Breaking changes", _breaking(result)),
                 ("New overlaps", _overlaps(result)), ("Retrieval", _retrieval(result)),
                 ("Documentation of added and changed tools", _docs(result)), ("Overlap maps", _maps(result))]
-    toc = "".join(f"<li><a href='#s{i}'>{esc(t)}</a></li>" for i, (t, _) in enumerate(sections))
-    body = "".join(f"<h2 id='s{i}'>{esc(t)}</h2>{s}" for i, (t, s) in enumerate(sections))
-    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; script-src 'unsafe-inline' "
-            f"'unsafe-eval'; style-src 'unsafe-inline'; img-src data:; font-src data:\">"
-            f"<title>toolatlas check: {esc(result.verdict)}</title><style>{CSS}</style>"
-            f"<script>{get_plotlyjs()}</script></head><body>"
-            f"<h1>toolatlas check: {esc(result.base_label)} → {esc(result.new_label)}</h1>"
-            f"<div class='verdict {cls}'>{esc(result.verdict)}</div>"
-            f"<p>{esc(counts_line(result))}. {esc(metrics_line(result))}.</p><ul>{rules}</ul>"
-            f"<p class='muted'>Embeddings: {esc(result.embedder)}; judge: {esc(result.judge)} (offline rules stand in "
-            f"for a model unless a model was named); took {result.seconds:.1f} s.</p><ol>{toc}</ol>{body}"
-            "</body></html>")
+    return page(f"toolatlas check: {result.verdict}",
+                f"<h1>toolatlas check: {esc(result.base_label)} → {esc(result.new_label)}</h1>"
+                f"<div class='verdict {cls}'>{esc(result.verdict)}</div>"
+                f"<p>{esc(counts_line(result))}. {esc(metrics_line(result))}.</p><ul>{rules}</ul>"
+                f"<p class='muted'>Embeddings: {esc(result.embedder)}; judge: {esc(result.judge)} (offline rules stand "
+                f"in for a model unless a model was named); took {result.seconds:.1f} s.</p>"
+                + sections_html(sections))

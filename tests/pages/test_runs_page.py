@@ -127,6 +127,9 @@ def test_runs_at_other_k_and_playground_runs_show_without_none(db_url):
     assert list(summary["role"]) == ["baseline", "compared"] and list(summary["k"]) == [5, 5]
     # the per-query table: a score for every query of the baseline
     _no_none(_frame(at, "text"))
+    # any stored eval run downloads as a report; nothing ticked: the newest one is offered first
+    report = next(s for s in at.selectbox if s.label == "Report of run")
+    assert report.value == bm25.run_id and set(report.options) >= {f"#{bm25.run_id} evaluation · query · demo@v5"}
 
     # one cut-off for both: their stored rankings scored again at k = 3, nothing run again; CSR is not re-cut
     at.selectbox(key="runs_cutoff_5").set_value(3).run()
