@@ -62,7 +62,8 @@ def show_result(result: CheckResult) -> None:
                  "NEW top k": ", ".join(q.after), "cause": "; ".join(c.detail for c in q.causes)}
                 for q in result.retrieval.regressions], "check_regressions", "No query regressed.")
     st.markdown("**Documentation of added and changed tools** (rules, not a model)")
-    _frame([{"tool": f.name, "status": f.status, "score": f.score, "was": f.base_score, "counts": f.fires,
+    _frame([{"tool": f.name, "status": f.status, "score": f.score,
+             "score on BASE": "—" if f.base_score is None else str(f.base_score), "fires the docs rule": f.fires,
              "what to fix": "; ".join(f.issues)} for f in worst_first(result.docs)], "check_docs",
            "No added or changed tool.")
     if result.map is not None:
