@@ -4,7 +4,6 @@ the store without running anything again; a hostile catalog's text stays text; i
 from __future__ import annotations
 
 import gzip
-import os
 import re
 import shutil
 from pathlib import Path
@@ -19,6 +18,7 @@ from core.run_report import reportable_runs, run_report_html
 from core.workspace import Workspace
 from storage import ledger, runs
 from storage.db import make_engine
+from tests.offline_report import figures_drawn, offline_page
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 SCRIPT = "<script>window.__pwned = 'script'</script>"
@@ -121,43 +121,15 @@ def test_hostile_catalog_text_stays_escaped(hostile):
 
 
 def test_a_report_opens_offline_in_chromium_and_draws_its_figures(hostile, tmp_path):
-    from tests.e2e.app_server import CHROMIUM, CHROMIUM_ARGS
-
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("TOOLATLAS_REQUIRE_BROWSER"):
-            pytest.fail("chromium not installed")
-        pytest.skip("Debian chromium not installed (apt-get install -y chromium): browser test skipped")
-    from playwright.sync_api import sync_playwright
-
     ws, eval_id, merge_id = hostile
     paths = []
     for run_id in (eval_id, merge_id):
         paths.append(tmp_path / f"run{run_id}.html")
         paths[-1].write_text(run_report_html(ws, run_id), encoding="utf-8")
-    blocked, errors = [], []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-
-            def route(r):
-                if r.request.url.startswith("file://"):
-                    r.continue_()
-                else:
-                    blocked.append(r.request.url)
-                    r.abort()
-
-            page.route("**/*", route)
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            for path in paths:
-                page.goto(path.as_uri(), wait_until="load")
-                figures = page.locator("div.plotly-graph-div")
-                assert figures.count() >= 1
-                for i in range(figures.count()):
-                    figures.nth(i).locator("svg.main-svg").first.wait_for(state="attached", timeout=60_000)
-                assert page.evaluate("window.__pwned") is None and page.locator("img").count() == 0
-                assert "evil<script>" in page.inner_text("body")  # the markup shown as the text it is
-        finally:
-            browser.close()
+    with offline_page() as (page, blocked, errors):
+        for path in paths:
+            page.goto(path.as_uri(), wait_until="load")
+            assert figures_drawn(page) >= 1
+            assert page.evaluate("window.__pwned") is None and page.locator("img").count() == 0
+            assert "evil<script>" in page.inner_text("body")  # the markup shown as the text it is
     assert blocked == [] and errors == []

@@ -3,15 +3,13 @@ error, and a hostile catalog's text shown as text."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from core.check.report import render_html
 from core.check.service import CheckConfig, run_check
 from core.check.summary import markdown
 from tests.core.check.conftest import BASE, QUERIES, replace, side, tool
+from tests.offline_report import figures_drawn, offline_page
 
 SCRIPT = "<script>window.__pwned = 'script'</script>"
 IMG = "<img src=x onerror=\"window.__pwned = 'img'\">"
@@ -48,40 +46,12 @@ def test_the_markdown_summary_keeps_catalog_text_in_code_spans(hostile_result):
 
 
 def test_the_report_opens_offline_in_chromium(hostile_result, tmp_path):
-    from tests.e2e.app_server import CHROMIUM, CHROMIUM_ARGS
-
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("TOOLATLAS_REQUIRE_BROWSER"):
-            pytest.fail("chromium not installed")
-        pytest.skip("Debian chromium not installed (apt-get install -y chromium): browser test skipped")
-    from playwright.sync_api import sync_playwright
-
     path = tmp_path / "report.html"
     path.write_text(render_html(hostile_result), encoding="utf-8")
-    blocked, errors = [], []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-
-            def route(r):
-                if r.request.url.startswith("file://"):
-                    r.continue_()
-                else:
-                    blocked.append(r.request.url)
-                    r.abort()
-
-            page.route("**/*", route)
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(path.as_uri(), wait_until="load")
-            figures = page.locator("div.plotly-graph-div")
-            assert figures.count() == 2  # the retrieval bars and the two maps
-            for i in range(figures.count()):
-                figures.nth(i).locator("svg.main-svg").first.wait_for(state="attached", timeout=60_000)
-            assert page.evaluate("window.__pwned") is None
-            assert page.locator("img").count() == 0
-            assert "evil<script>" in page.inner_text("body")  # the markup is shown as the text it is
-        finally:
-            browser.close()
+    with offline_page() as (page, blocked, errors):
+        page.goto(path.as_uri(), wait_until="load")
+        assert figures_drawn(page) == 2  # the retrieval bars and the two maps
+        assert page.evaluate("window.__pwned") is None
+        assert page.locator("img").count() == 0
+        assert "evil<script>" in page.inner_text("body")  # the markup is shown as the text it is
     assert blocked == [] and errors == []
