@@ -52,6 +52,13 @@ def start_app(db_url: str, log_path: Path, *, timeout: float = 90.0,
     )
     url = f"http://127.0.0.1:{port}"
     RUNNING[proc.pid] = (proc, Path(log_path))
+    wait_healthy(proc, url, log_path, timeout=timeout)
+    return proc, url
+
+
+def wait_healthy(proc: subprocess.Popen, url: str, log_path: Path, *, timeout: float = 90.0) -> None:
+    """Return once the server ``proc`` started at ``url`` answers its health check; raise RuntimeError (with
+    the log's tail) when it exits first, or kill it and raise when ``timeout`` seconds pass."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         if proc.poll() is not None:
@@ -59,7 +66,7 @@ def start_app(db_url: str, log_path: Path, *, timeout: float = 90.0,
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:  # noqa: S310 - loopback only
                 if resp.status == 200:
-                    return proc, url
+                    return
         except OSError:
             time.sleep(0.5)
     proc.kill()
