@@ -498,8 +498,9 @@ def default_comparison(rows: Sequence[RunRow], *, baseline: str = "query", compa
 
 def pick_baseline(rows: Sequence[RunRow], picked: Sequence[int], *, baseline: str = "query") -> int:
     """Of the picked eval runs, the one to compare the others against: the first of the ``baseline``
-    strategy, else the first picked."""
+    strategy with its default parameters, else the first of that strategy, else the first picked."""
     if not picked:
         raise ValueError("no run picked")
     by_id = {r.run_id: r for r in rows if r.kind == "eval"}
-    return next((rid for rid in picked if rid in by_id and by_id[rid].strategy == baseline), picked[0])
+    candidates = [rid for rid in picked if rid in by_id and by_id[rid].strategy == baseline]
+    return min(candidates, key=lambda rid: by_id[rid].params != "", default=picked[0])

@@ -155,3 +155,15 @@ def test_cells_run_once_and_finished_ones_are_skipped_in_any_grid(db, hashing_em
     assert [r.run_id for r in rows] == sorted((r.run_id for r in shared), reverse=True)
     assert {r.params for r in rows} == {"mode=bm25", "mode=hybrid"}
     assert len(run_rows(ws)) == 3 and run_rows(ws, grid="nope") == ()
+
+
+def test_the_readme_grid_expands_to_the_cells_it_says():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Grids of runs", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    cells = expand(parse_grid(example, source="README.md"))
+    assert "This grid has 1 + 3 + 2 × 2 = 8 cells" in section and len(cells) == 8
+    assert [c.strategy for c in cells] == ["query"] * 4 + ["memetic"] * 4
+    assert [c.llm.kind for c in cells[4:]] == ["offline", "openai", "offline", "openai"]
