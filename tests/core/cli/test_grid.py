@@ -194,6 +194,8 @@ llm: [{{kind: openai, base_url: "{slow_model.url}", model: tiny-model}}]
     kept = [key for rid, key in before["items"] if rid == slow]
     assert 1 <= len(kept) < 6
     assert before["grid"] == [("slow", fast)]  # a cell joins its grid once it is finished
+    plan = _cli(["grid", str(grid), "--db", url, "--plan", "--json"], log)
+    assert [(c["status"], c["run_id"]) for c in plan["plan"]] == [("done", fast), ("partial", slow)]
 
     out = _cli(args, log)
     assert [(r["cell"], r["status"], r["run_id"]) for r in out["runs"]] == [(0, "skipped", fast),
