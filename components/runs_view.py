@@ -119,6 +119,33 @@ def table_notes(rows: Sequence[RunRow]) -> str:
     return " ".join(p for p in parts if p)
 
 
+# -- a grid's cells --------------------------------------------------------------------------------------
+
+
+def grid_frame(rows: Sequence[RunRow]) -> pd.DataFrame:
+    """A grid's runs as cells x metrics (``toolatlas grid``): one row per eval run, in the order the grid's
+    runs were recorded reversed (newest first, as the table), every metric as a number at the row's k."""
+    return pd.DataFrame([{
+        "run": f"#{r.run_id}", "strategy": r.strategy, "params": r.params or "(defaults)", "LLM": r.llm,
+        "query set": r.queries_from, "k": r.k, "queries": r.n_queries,
+        **{METRIC_TITLES[m]: r.metrics.get(m) for m in METRICS}, "s / query": r.seconds_per_query,
+    } for r in rows if r.kind == "eval"])
+
+
+def grid_table(rows: Sequence[RunRow], *, key: str) -> pd.DataFrame:
+    """:func:`grid_frame`, the best value of each metric column in bold; returns the frame (for its CSV)."""
+    frame = grid_frame(rows)
+    metric_columns = [METRIC_TITLES[m] for m in METRICS if frame[METRIC_TITLES[m]].notna().any()]
+    frame = frame[[c for c in frame.columns if c not in METRIC_TITLES.values() or c in metric_columns]]
+    styled = frame.style.highlight_max(subset=metric_columns, props="font-weight: bold").format(
+        "{:.3f}", subset=metric_columns, na_rep=NOT_MEASURED)
+    st.dataframe(styled, hide_index=True, width="stretch", key=key,
+                 column_config={"s / query": st.column_config.NumberColumn(format="%.3f s"),
+                                **{c: st.column_config.Column(c, help=METRIC_HELP[m])
+                                   for m, c in METRIC_TITLES.items() if c in metric_columns}})
+    return frame
+
+
 # -- starting an evaluation -------------------------------------------------------------------------------
 
 

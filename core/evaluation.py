@@ -115,27 +115,15 @@ def run_strategy(
     query (or asks its selector) twice. The run is finished with its own measures (LLM calls and errors,
     seconds per query, a strategy's run measures); its scores are :func:`core.scoring.score`'s business.
     """
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
     params = dict(params or {})
-    config = {
-        "version_id": version_id,
-        "query_set_id": query_set_id,
-        "query_ids": [q.id for q in queries],
-        "strategy": strategy,
-        "params": params,
-        "k": k,
-        "embedder": workspace.vector_space,
-        # Runs stored before selections were kept have no "selector": they are never resumed into this one.
-        "selector": "select_tools",
-    }
-    accepted = accepted_params(strategy_class(strategy))  # also rejects unknown names
+    config = run_config(workspace, version_id, query_set_id, queries, strategy=strategy, params=params, k=k,
+                        llm=llm, seed=seed)
+    accepted = accepted_params(strategy_class(strategy))
     needs_llm = "operators" in accepted
     memory_mode = _memory_mode(params, strategy, "memory" in accepted)
     strategy_params = {name: value for name, value in params.items() if name != "memory"}
     if needs_llm:
         llm = llm or LLMConfig()
-        config.update({"llm": llm.identity(), "seed": seed})
     db = workspace.db
     run = runs.open_run(db, EVAL, config, version_id=version_id, query_set_id=query_set_id, strategy=strategy,
                         resume=resume)
@@ -179,6 +167,40 @@ def run_strategy(
     measures["seconds_per_query"] = round(sum(q.seconds for q in stored.queries) / max(len(stored.queries), 1), 4)
     runs.finish_run(db, run.id, measures)
     return replace(stored, measures=measures, resumed_items=len(done))
+
+
+def run_config(workspace: Workspace, version_id: int, query_set_id: int, queries: Sequence[Query], *,
+               strategy: str = "query", params: Mapping[str, Any] | None = None, k: int = 5,
+               llm: LLMConfig | None = None, seed: int = 0) -> dict[str, Any]:
+    """The identity of an evaluation run (:func:`run_strategy`'s arguments that change its answers): the catalog
+    version, query set and query ids, strategy, parameters, k, the embedder (``Workspace.vector_space``) and,
+    for a strategy with LLM operators, the backend (``LLMConfig.identity``) and seed. The same config resumes
+    the same unfinished run (``storage.runs.open_run``) and finds a finished one (:func:`finished_run`).
+    ValueError for an unknown strategy (listing the valid names) or a k below 1."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    config = {
+        "version_id": version_id,
+        "query_set_id": query_set_id,
+        "query_ids": [q.id for q in queries],
+        "strategy": strategy,
+        "params": dict(params or {}),
+        "k": k,
+        "embedder": workspace.vector_space,
+        # Runs stored before selections were kept have no "selector": they are never resumed into this one.
+        "selector": "select_tools",
+    }
+    if "operators" in accepted_params(strategy_class(strategy)):  # also rejects unknown names
+        config.update({"llm": (llm or LLMConfig()).identity(), "seed": seed})
+    return config
+
+
+def finished_run(workspace: Workspace, version_id: int, query_set_id: int, queries: Sequence[Query],
+                 **options: Any) -> runs.RunInfo | None:
+    """The newest finished evaluation run of exactly this configuration (``options``: :func:`run_config`'s
+    strategy, params, k, llm, seed), or None: what :func:`evaluate` would store again."""
+    config = run_config(workspace, version_id, query_set_id, queries, **options)
+    return runs.find_done(workspace.db, EVAL, config, version_id=version_id)
 
 
 def _memory_mode(params: Mapping[str, Any], strategy: str, has_memory: bool) -> str:
@@ -371,9 +393,11 @@ def _llm_label(config: Mapping[str, Any], uses_llm: bool) -> str:
     return str(llm.get("model") or llm.get("kind") or "?")
 
 
-def run_rows(workspace: Workspace, *, version_id: int | None = None, limit: int = 500) -> tuple[RunRow, ...]:
+def run_rows(workspace: Workspace, *, version_id: int | None = None, grid: str | None = None,
+             limit: int = 500) -> tuple[RunRow, ...]:
     """The Runs table: finished eval runs and playground runs (done or stopped), newest first; a playground
-    run gives one row per strategy that answered, in the order chosen. ``version_id`` keeps one version's.
+    run gives one row per strategy that answered, in the order chosen. ``version_id`` keeps one version's,
+    ``grid`` the runs of one grid (``toolatlas grid``, :func:`grid_names`).
 
     Each metric is read at the run's own k, so runs made with different k share one column per metric (with
     the k beside it) instead of a column per k that is empty for every other run."""
@@ -399,7 +423,12 @@ def run_rows(workspace: Workspace, *, version_id: int | None = None, limit: int 
 
     known = set(strategy_names())
     rows: list[RunRow] = []
-    for info in runs.list_runs(db, version_id=version_id, limit=limit):
+    if grid is None:
+        infos = runs.list_runs(db, version_id=version_id, limit=limit)
+    else:  # however old: a grid's runs by id, newest first
+        found = (runs.get_run(db, rid) for rid in sorted(set(runs.grid_run_ids(db, grid)), reverse=True)[:limit])
+        infos = tuple(i for i in found if i is not None and version_id in (None, i.version_id))
+    for info in infos:
         cfg = info.config
         if info.kind == EVAL and info.status == "done":
             k = int(cfg.get("k", 5))
@@ -437,6 +466,11 @@ def run_rows(workspace: Workspace, *, version_id: int | None = None, limit: int 
     return tuple(rows)
 
 
+def grid_names(workspace: Workspace) -> tuple[str, ...]:
+    """The grids (``toolatlas grid``) with runs in the store, by name."""
+    return runs.grid_names(workspace.db)
+
+
 def default_comparison(rows: Sequence[RunRow], *, baseline: str = "query", companions: int = 2) -> tuple[int, ...]:
     """The eval runs compared when none is picked (our choice, not a paper's), baseline first.
 
@@ -464,8 +498,9 @@ def default_comparison(rows: Sequence[RunRow], *, baseline: str = "query", compa
 
 def pick_baseline(rows: Sequence[RunRow], picked: Sequence[int], *, baseline: str = "query") -> int:
     """Of the picked eval runs, the one to compare the others against: the first of the ``baseline``
-    strategy, else the first picked."""
+    strategy with its default parameters, else the first of that strategy, else the first picked."""
     if not picked:
         raise ValueError("no run picked")
     by_id = {r.run_id: r for r in rows if r.kind == "eval"}
-    return next((rid for rid in picked if rid in by_id and by_id[rid].strategy == baseline), picked[0])
+    candidates = [rid for rid in picked if rid in by_id and by_id[rid].strategy == baseline]
+    return min(candidates, key=lambda rid: by_id[rid].params != "", default=picked[0])

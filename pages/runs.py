@@ -12,6 +12,7 @@ from components.runs_view import (
     describe,
     eval_form,
     eval_job_status,
+    grid_table,
     report_download,
     runs_frame,
     runs_table,
@@ -23,7 +24,14 @@ from components.runs_view import (
 from components.session import llm_api_key, llm_config, workspace
 from components.text import md_escape
 from core.compare import paired_test
-from core.evaluation import default_comparison, load_run, pick_baseline, run_rows, unfinished_eval_runs
+from core.evaluation import (
+    default_comparison,
+    grid_names,
+    load_run,
+    pick_baseline,
+    run_rows,
+    unfinished_eval_runs,
+)
 from core.scoring import METRICS, score
 
 st.title("Runs")
@@ -45,7 +53,14 @@ def stored_runs() -> None:
     # radio labels are markdown, and a catalog's name is anyone's text: escaped
     scope = st.radio("Show runs of", ["all", "this"], horizontal=True, key="runs_scope",
                      format_func=lambda s: "all catalogs" if s == "all" else f"{md_escape(info.name)} v{version.number} only")
-    rows = run_rows(ws, version_id=version.id if scope == "this" else None)
+    grids = grid_names(ws)
+    grid = None
+    if grids:
+        grid = st.selectbox("Grid", [None, *grids], key="runs_grid",
+                            format_func=lambda g: "every run (no grid)" if g is None else g,
+                            help="The runs of one grid (`toolatlas grid GRID.yaml`): its cells side by side, and "
+                                 "compared below")
+    rows = run_rows(ws, version_id=version.id if scope == "this" else None, grid=grid)
     unfinished = unfinished_eval_runs(ws)
     if unfinished:
         st.caption(f"{unfinished} evaluation run(s) unfinished (stopped, cancelled or still running) are not listed: "
@@ -55,6 +70,14 @@ def stored_runs() -> None:
                 "from the command line: `toolatlas eval demo --strategy query -k 5`.")
         return
 
+    if grid is not None:
+        st.subheader(f"Grid {md_escape(grid)}")
+        st.caption("One row per cell of the grid (a finished evaluation run), every metric at the row's k; the best "
+                   "value of each metric in bold. Cells not finished yet are not listed: run the grid again to "
+                   "resume them. Compare below picks every cell unless you tick rows.")
+        cells = grid_table(rows, key="runs_grid_cells")
+        st.download_button("Download the grid (CSV)", cells.to_csv(index=False), "grid.csv", "text/csv",
+                           key="runs_grid_csv")
     st.caption("Tick rows to compare evaluation runs. " + table_notes(rows))
     picked_rows = runs_table(rows, key="runs_table")
     st.download_button("Download the runs table (CSV)", runs_frame(rows).to_csv(index=False), "runs.csv", "text/csv",
@@ -68,6 +91,9 @@ def stored_runs() -> None:
                                                               for r in playground_picked))
     picked = list(dict.fromkeys(r.run_id for r in picked_rows if r.kind == "eval"))
     st.subheader("Compare")
+    if not picked and grid is not None:
+        picked = [r.run_id for r in rows if r.kind == "eval"]
+        st.caption("Nothing ticked, so this compares every cell of the grid. Tick rows above to choose.")
     if not picked:
         picked = list(default_comparison(rows))
         if not picked:

@@ -391,12 +391,12 @@ class DeletedCatalog:
 def delete_catalog(engine: Engine, name: str) -> DeletedCatalog:
     """Remove a catalog and everything made from it, in one transaction: its versions and tools, query sets
     and queries, registered MCP servers, cached maps, and the runs on its versions or query sets (with their
-    items, merge decisions and LLM ledger entries). Embedding vectors stay: they are shared by text."""
+    items, merge decisions, LLM ledger entries and grid memberships). Embedding vectors stay: they are shared by text."""
     from sqlalchemy import delete, or_
 
     from storage.ledger import LLMCallRow
     from storage.merges import MergeDecisionRow
-    from storage.tables import ProjectionRow, Run, RunItem
+    from storage.tables import GridRun, ProjectionRow, Run, RunItem
 
     with Session(engine) as session:
         cat = session.exec(select(Catalog).where(Catalog.name == name)).first()
@@ -411,7 +411,7 @@ def delete_catalog(engine: Engine, name: str) -> DeletedCatalog:
                                .where(col(ToolRow.version_id).in_(version_ids))).one()
         for table, column, ids in (
             (RunItem, RunItem.run_id, run_ids), (MergeDecisionRow, MergeDecisionRow.run_id, run_ids),
-            (LLMCallRow, LLMCallRow.run_id, run_ids), (Run, Run.id, run_ids),
+            (LLMCallRow, LLMCallRow.run_id, run_ids), (GridRun, GridRun.run_id, run_ids), (Run, Run.id, run_ids),
             (ProjectionRow, ProjectionRow.version_id, version_ids), (ToolRow, ToolRow.version_id, version_ids),
             (QueryRow, QueryRow.query_set_id, set_ids), (QuerySet, QuerySet.id, set_ids),
             (McpServerRow, McpServerRow.catalog_id, [cat.id]), (CatalogVersion, CatalogVersion.id, version_ids),

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from storage.db import insert_ignoring_duplicates
 from storage.readcache import cached
-from storage.tables import Run, RunItem, utcnow
+from storage.tables import GridRun, Run, RunItem, utcnow
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,13 @@ def _find_done(engine: Engine, digest: str, version_id: int | None) -> RunInfo |
         return _info(found) if found is not None else None
 
 
+def unfinished_run(engine: Engine, digest: str) -> int | None:
+    """The id of the newest unfinished run with config hash ``digest`` (the one :func:`open_run` resumes)."""
+    with Session(engine) as session:
+        return session.exec(select(Run.id).where(Run.config_hash == digest, Run.status != "done")
+                            .order_by(col(Run.id).desc())).first()
+
+
 def done_item_keys(engine: Engine, run_id: int) -> set[str]:
     with Session(engine) as session:
         return set(session.exec(select(RunItem.item_key).where(RunItem.run_id == run_id)).all())
@@ -188,3 +195,31 @@ def _get_run(engine: Engine, run_id: int) -> RunInfo | None:
     with Session(engine) as session:
         run = session.get(Run, run_id)
         return None if run is None else _info(run)
+
+
+def add_to_grid(engine: Engine, grid: str, run_id: int) -> bool:
+    """Record that run ``run_id`` belongs to grid ``grid``; False when it already did (never a duplicate, so
+    shards and reruns may record the same run again)."""
+    with engine.begin() as conn:
+        return insert_ignoring_duplicates(conn, GridRun.__table__,
+                                          [{"grid": grid, "run_id": run_id, "created_at": utcnow()}]) == 1
+
+
+def grid_names(engine: Engine) -> tuple[str, ...]:
+    """Every grid with a run in the store, by name."""
+    return cached(engine, ("grid_names",), ("grid_run",), lambda: _grid_names(engine))
+
+
+def _grid_names(engine: Engine) -> tuple[str, ...]:
+    with Session(engine) as session:
+        return tuple(session.exec(select(GridRun.grid).distinct().order_by(GridRun.grid)).all())
+
+
+def grid_run_ids(engine: Engine, grid: str) -> tuple[int, ...]:
+    """The runs of grid ``grid``, in the order they were recorded."""
+    return cached(engine, ("grid_run_ids", grid), ("grid_run",), lambda: _grid_run_ids(engine, grid))
+
+
+def _grid_run_ids(engine: Engine, grid: str) -> tuple[int, ...]:
+    with Session(engine) as session:
+        return tuple(session.exec(select(GridRun.run_id).where(GridRun.grid == grid).order_by(GridRun.id)).all())

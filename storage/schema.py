@@ -38,8 +38,8 @@ log = logging.getLogger(__name__)
 #: The schema this code writes. History: 1 = the first versioned schema (catalogs, runs, ledger,
 #: merges, caches, projections); 2 = ``mcp_server``, the MCP launch commands registered by ``import-mcp``;
 #: 3 = the ``*_json`` columns are JSON columns (:func:`json_columns`); 4 = ``query.gold_calls_json``, gold calls
-#: with their arguments (:func:`query_gold_calls`).
-SCHEMA_VERSION = 4
+#: with their arguments (:func:`query_gold_calls`); 5 = ``grid_run``, the runs of each grid (``toolatlas grid``).
+SCHEMA_VERSION = 5
 
 
 class SchemaInfo(SQLModel, table=True):

@@ -144,6 +144,18 @@ class Run(SQLModel, table=True):
     finished_at: datetime | None = None
 
 
+class GridRun(SQLModel, table=True):
+    """A run belongs to a grid (``toolatlas grid``): one row per grid and run. A cell two grids share is run
+    once and belongs to both (schema 5)."""
+
+    __tablename__ = "grid_run"
+    __table_args__ = (UniqueConstraint("grid", "run_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    grid: str = Field(index=True, max_length=200)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class RunItem(SQLModel, table=True):
     """One finished item of a run (a query, a pair, a trial); written as soon as it is done."""
 

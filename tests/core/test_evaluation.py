@@ -444,5 +444,9 @@ def test_pick_baseline_prefers_a_query_run():
     rows = [_row(3, "memetic"), _row(2, "query"), _row(1, "query")]
     assert evaluation.pick_baseline(rows, [3, 1, 2]) == 1  # the first query run picked
     assert evaluation.pick_baseline(rows, [3]) == 3
+    # a sweep of the retriever's parameters (a grid): the plain one, with its defaults, is the baseline
+    sweep = [_row(3, "query", params="alpha=0.7, mode=hybrid"), _row(2, "query", params="mode=bm25"), _row(1, "query")]
+    assert evaluation.pick_baseline(sweep, [3, 2, 1]) == 1
+    assert evaluation.pick_baseline(sweep, [3, 2]) == 3
     with pytest.raises(ValueError, match="no run picked"):
         evaluation.pick_baseline(rows, [])

@@ -140,3 +140,41 @@ def test_runs_at_other_k_and_playground_runs_show_without_none(db_url):
     expected = [score(load_run(ws, r.run_id), metrics=["recall@3"]).mean("recall") for r in (first, bm25)]
     assert list(summary["recall@k"]) == pytest.approx(expected)
     assert "CSR" not in [o for s in at.selectbox if s.label == "Metric" for o in s.options]
+
+
+def test_a_grid_is_shown_as_cells_by_metrics_and_compared(db_url, hashing_embedder):
+    """Runs made by `toolatlas grid` (core.grid.run_cells): picking the grid lists its runs only, as one row per
+    cell with every metric, and the comparison takes every cell when nothing is ticked."""
+    from core.evaluation import evaluate
+    from core.grid import QueryInput, expand, parse_grid, run_cells
+    from core.workspace import Workspace
+    from storage.catalogs import list_query_sets, load_queries
+    from storage.db import make_engine
+
+    ws = Workspace(make_engine(db_url), hashing_embedder)
+    demo = ws.ensure_demo().latest
+    qs = next(s for s in list_query_sets(ws.db, "demo") if s.name == "demo")
+    queries = tuple(load_queries(ws.db, qs.id)[:6])
+    inputs = {"demo": QueryInput(qs.id, queries)}
+    spec = parse_grid("name: alpha sweep\ncatalog: demo\nquery_set: demo\nk: 3\nstrategies:\n  - query\n"
+                      "  - {name: query, params: {mode: hybrid, alpha: [0.3, 0.7]}}\n")
+    cells = run_cells(ws, spec.name, expand(spec), demo.id, inputs)
+    other = evaluate(ws, demo.id, qs.id, queries, strategy="query", k=3, params={"mode": "bm25"})  # no grid
+
+    at = _runs_page(AppTest.from_file(APP, default_timeout=180))
+    assert len(_frame(at, "kind")) == 4  # every run until a grid is picked
+    picker = at.selectbox(key="runs_grid")
+    assert picker.options == ["every run (no grid)", "alpha sweep"]
+    picker.set_value("alpha sweep").run()
+    assert not at.exception, at.exception
+    grid = _frame(at, "params")
+    assert list(grid["run"]) == [f"#{r.run_id}" for r in reversed(cells)]  # newest first, as the table
+    assert list(grid["params"]) == ["alpha=0.7, mode=hybrid", "alpha=0.3, mode=hybrid", "(defaults)"]
+    assert {"recall@k", "nDCG@k", "P@k", "comp@k", "MRR", "CSR@k"} <= set(grid.columns)
+    assert list(grid["recall@k"]) == pytest.approx([r.metrics["recall@3"] for r in reversed(cells)])
+    _no_none(grid)
+    table = _frame(at, "kind")
+    assert f"#{other.run_id}" not in set(table["run"]) and len(table) == 3
+    summary = _frame(at, "role")  # nothing ticked: every cell, the plain `query` run the baseline
+    assert list(summary["run"])[0] == f"#{cells[0].run_id} query" and len(summary) == 3
+    assert any("every cell of the grid" in c.value for c in at.caption)

@@ -230,7 +230,7 @@ def test_schema_2_store_with_json_text_reads_back_unchanged_after_the_upgrade(te
     engine = make_engine(test_db_url)
     try:
         pg = engine.dialect.name == "postgresql"
-        assert schema_version(engine) == SCHEMA_VERSION == 4
+        assert schema_version(engine) == SCHEMA_VERSION == 5
         json_names = ["parameters_json", "extra_json", "command_json", "gold_json", "config_json", "metrics_json",
                       "result_json", "payload_json"]
         types = {c["name"]: c["type"] for t in ("tool", "mcp_server", "query", "run", "run_item", "merge_decision")
@@ -269,7 +269,7 @@ def test_schema_2_store_with_json_text_reads_back_unchanged_after_the_upgrade(te
         assert runs.load_items(engine, 2) == {"pair:1": {"verdict": "same", "keys": ["old/a", "old/b"]}}
         assert [d.action for d in merges.list_decisions(engine, 2)] == ["edit_doc", "accept"]
         assert runs.load_items(engine, 1)["q2"]["query"] == "NaN and Infinity, as words"
-        assert schema_version(engine) == 4
+        assert schema_version(engine) == 5
     finally:
         engine.dispose()
 
@@ -305,7 +305,7 @@ def test_schema_3_store_gets_gold_calls_and_keeps_its_queries(test_db_url):
     raw.dispose()
     engine = make_engine(test_db_url)
     try:
-        assert schema_version(engine) == SCHEMA_VERSION == 4
+        assert schema_version(engine) == SCHEMA_VERSION == 5
         assert "gold_calls_json" in {c["name"] for c in inspect(engine).get_columns("query")}
         with engine.connect() as conn:
             raw_values = conn.execute(text("SELECT gold_calls_json FROM query ORDER BY position")).scalars().all()
@@ -322,5 +322,35 @@ def test_schema_3_store_gets_gold_calls_and_keeps_its_queries(test_db_url):
             query_gold_calls(conn)
         assert catalogs.load_queries(engine, qs.id)[0].gold_calls == (call,)
         assert catalogs.load_queries(engine, 1) == old
+    finally:
+        engine.dispose()
+
+
+def test_schema_4_store_gets_the_grid_table_and_keeps_its_runs(test_db_url):
+    """Step 5: ``grid_run`` (the runs of each ``toolatlas grid``) is created in a schema-4 store; the runs stored
+    before read back as they were and belong to no grid; a run recorded in a grid twice is one row, and deleting
+    its catalog deletes the membership too."""
+    from storage import catalogs, runs
+
+    _old_store(test_db_url)
+    engine = make_engine(test_db_url)
+    engine.dispose()
+    raw = create_engine(test_db_url)
+    with raw.begin() as conn:  # back to schema 4 as that code left it: no grid_run table
+        conn.exec_driver_sql("DROP TABLE grid_run")
+        conn.exec_driver_sql("UPDATE schema_info SET version = 4 WHERE id = 1")
+    raw.dispose()
+    engine = make_engine(test_db_url)
+    try:
+        assert schema_version(engine) == SCHEMA_VERSION == 5
+        assert "grid_run" in inspect(engine).get_table_names()
+        before = runs.list_runs(engine)
+        assert before and runs.grid_names(engine) == ()
+        run_id = before[0].id
+        assert runs.add_to_grid(engine, "sweep", run_id) and not runs.add_to_grid(engine, "sweep", run_id)
+        assert runs.grid_names(engine) == ("sweep",) and runs.grid_run_ids(engine, "sweep") == (run_id,)
+        assert runs.list_runs(engine) == before
+        catalogs.delete_catalog(engine, "old")
+        assert runs.grid_run_ids(engine, "sweep") == () and runs.list_runs(engine) == ()
     finally:
         engine.dispose()
