@@ -27,6 +27,8 @@ from core.search.rerank import Reranker
 from storage import catalogs as store
 from storage.cache import SqlVectorCache, get_projection, put_projection
 from storage.catalogs import CatalogInfo, QuerySetInfo, VersionInfo  # noqa: F401 - named from here by pages
+from storage.db import store_lock
+from storage.readcache import read_cache
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "assets" / "demo"
 DEMO_CATALOG = "demo"
@@ -68,6 +70,12 @@ def check_store(url: str | None = None) -> tuple[bool, str]:
 
 
 ENGINE_BUDGET = 150_000  # tools held in built engines (~0.6 GB with MiniLM vectors, FAISS and BM25)
+
+
+@dataclass(frozen=True)
+class _StoredDemo:
+    catalog: CatalogInfo
+    complete: bool  # every version and both query sets are there
 
 
 class Workspace:
@@ -222,18 +230,35 @@ class Workspace:
 
     def ensure_demo(self) -> store.CatalogInfo:
         """Load the built-in demo catalog (5 versions, gold queries, timeline queries) unless already stored."""
-        from core.importers.openai_tools import load_openai_tools
-
         versions = sorted((DEMO_DIR / "versions").glob("v*.json"), key=lambda p: int(p.stem[1:]))
         if not versions:
             raise FileNotFoundError(f"demo catalog missing under {DEMO_DIR}")
+        info = self._stored_demo(len(versions))
+        if info is not None and info.complete:
+            return info.catalog
+        # Two processes opening a fresh store at once (grid shards, the app beside the CLI) load it once.
+        with store_lock(self.db, "demo"):
+            return self._load_demo(versions)
+
+    def _stored_demo(self, n_versions: int) -> _StoredDemo | None:
         try:
             info = store.get_catalog(self.db, DEMO_CATALOG)
-            stored_sets = {s.name for s in store.list_query_sets(self.db, DEMO_CATALOG)}
-            if len(info.versions) >= len(versions) and {DEMO_QUERY_SET, DEMO_TIMELINE_SET} <= stored_sets:
-                return info
         except ValueError:
-            info = None
+            return None
+        stored_sets = {s.name for s in store.list_query_sets(self.db, DEMO_CATALOG)}
+        complete = len(info.versions) >= n_versions and {DEMO_QUERY_SET, DEMO_TIMELINE_SET} <= stored_sets
+        return _StoredDemo(info, complete)
+
+    def _load_demo(self, versions: list[Path]) -> store.CatalogInfo:
+        from core.importers.openai_tools import load_openai_tools
+
+        # Under the lock, read afresh: on PostgreSQL this process's cache could still hold the store before
+        # another process loaded the demo.
+        read_cache(self.db).written(("catalog", "catalog_version", "query_set"))
+        found = self._stored_demo(len(versions))
+        if found is not None and found.complete:
+            return found.catalog
+        info = found.catalog if found else None
         stored = len(info.versions) if info else 0
         for path in versions[stored:]:
             self.import_tools(DEMO_CATALOG, load_openai_tools(path, source="demo"), label=path.stem, source="demo")

@@ -6,14 +6,19 @@ names another SQLAlchemy URL (PostgreSQL included).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
+import threading
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlmodel import create_engine
 
@@ -100,7 +105,49 @@ def init_db(engine: Engine) -> int:
     Returns the store's schema version."""
     from storage.schema import ensure_schema
 
-    return ensure_schema(engine)
+    with store_lock(engine, "schema"):
+        return ensure_schema(engine)
+
+
+_LOCAL_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+_LOCAL_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def store_lock(engine: Engine, name: str) -> Iterator[None]:
+    """Hold the store-wide lock ``name`` while the block runs: one holder at a time across every process and
+    thread that opens this store (two shards of a grid, the app and the CLI opening a fresh store together).
+
+    PostgreSQL: a session advisory lock keyed by ``name``; a SQLite file: ``flock`` on ``<file>.<name>.lock``;
+    an in-memory SQLite store: a lock of this process (no other process can see that store).
+    """
+    url = engine.url
+    if url.get_backend_name() == "postgresql":
+        key = zlib.crc32(f"toolatlas:{name}".encode())
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": key})
+            conn.commit()
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+                conn.commit()
+        return
+    database = url.database or ""
+    if url.get_backend_name() == "sqlite" and database and database != ":memory:" and "mode=memory" not in str(url):
+        path = Path(f"{database}.{name}.lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+b") as handle:  # a file of its own per holder: flock then also orders threads
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        return
+    with _LOCAL_LOCKS_GUARD:
+        lock = _LOCAL_LOCKS.setdefault((str(url), name), threading.Lock())
+    with lock:
+        yield
 
 
 def redact_url(url: str) -> str:
