@@ -170,12 +170,19 @@ def full_baseline(minilm, tools, full_n, rate, load, n, search_s, map_s, engine_
 
 
 def quality(static, minilm, url, limit):
+
+    splits = {"seal_tools": {"test_in_domain", "test_out_domain"}, "bfcl": None}
+    for params in ({}, {"mode": "hybrid", "alpha": 0.5}):
+        _quality_table(static, minilm, url, limit, splits, params)
+
+
+def _quality_table(static, minilm, url, limit, splits, params):
     from core.context import LLMConfig
     from core.evaluation import evaluate
     from storage.catalogs import load_queries
 
-    splits = {"seal_tools": {"test_in_domain", "test_out_domain"}, "bfcl": None}
-    print("\n## nDCG@5, strategy `query` (dense search with the request)")
+    how = "dense search with the request" if not params else "hybrid: α 0.5 dense + BM25, the overlap map's search and the Catalog page's α"
+    print(f"\n## nDCG@5, strategy `query` ({how})")
     print("| dataset | queries | MiniLM | static | static − MiniLM |\n|---|---|---|---|---|")
     for name, wanted in splits.items():
         folder = DATASETS / name
@@ -190,7 +197,7 @@ def quality(static, minilm, url, limit):
             if limit and len(queries) > limit:
                 queries = random.Random(0).sample(queries, limit)
             out = evaluate(ws, report.version.id, report.query_set.id, queries, strategy="query", k=5,
-                           llm=LLMConfig(), resume=False)
+                           params=params, llm=LLMConfig(), resume=False)
             scores.append(out.metrics["ndcg@5"])
         print(f"| {name} | {len(queries)} | {scores[0]:.4f} | {scores[1]:.4f} | {scores[1] - scores[0]:+.4f} |")
 
