@@ -128,10 +128,11 @@ def ensure_engine(ws: Workspace, version: VersionInfo, *, first_look: bool = Fal
     gets the static embedder's engine at once (``core.first_look``) while the full index builds, with a note
     saying so that follows the build and reruns the page when the full engine replaces it."""
     if first_look and not ws.has_search_engine(version.id) and ws.wants_first_look(version.id):
-        try:
-            await_job(ws.start_first_look(version.id))
-        except ValueError as exc:  # no static model here (say, a base model that is no local folder): wait as before
-            st.warning(f"No first look: {md_escape(str(exc), 300)}. Waiting for the full index instead.")
+        if ws.first_look_engine(version.id) is None:  # else built already: its job started the full index too
+            try:
+                await_job(ws.start_first_look(version.id))
+            except ValueError as exc:  # no static model (a base model that is no local folder): wait as before
+                st.warning(f"No first look: {md_escape(str(exc), 300)}. Waiting for the full index instead.")
         engine = ws.first_look_engine(version.id)
         if engine is not None:
             first_look_note(ws, version.id)
