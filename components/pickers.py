@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from components.jobs import await_job
+from components.jobs import POLL_SECONDS, await_job
 from components.text import md_escape
 from core.workspace import CatalogInfo, VersionInfo, Workspace
 
@@ -119,13 +119,44 @@ def catalog_picker(ws: Workspace) -> tuple[CatalogInfo, VersionInfo]:
     return info, version
 
 
-def ensure_engine(ws: Workspace, version: VersionInfo):
+def ensure_engine(ws: Workspace, version: VersionInfo, *, first_look: bool = False):
     """The version's search engine. The first time it is embedded that runs as a background job shared by every
     session that opens the version, and this page shows its progress and stops there until the job is over (a
-    rerun or page switch does not stop the job)."""
+    rerun or page switch does not stop the job).
+
+    ``first_look`` (pages that only search and map: Catalog, Overlap map): a large version without cached vectors
+    gets the static embedder's engine at once (``core.first_look``) while the full index builds, with a note
+    saying so that follows the build and reruns the page when the full engine replaces it."""
+    if first_look and not ws.has_search_engine(version.id) and ws.wants_first_look(version.id):
+        if ws.first_look_engine(version.id) is None:  # else built already: its job started the full index too
+            try:
+                await_job(ws.start_first_look(version.id))
+            except ValueError as exc:  # no static model (a base model that is no local folder): wait as before
+                st.warning(f"No first look: {md_escape(str(exc), 300)}. Waiting for the full index instead.")
+        engine = ws.first_look_engine(version.id)
+        if engine is not None:
+            first_look_note(ws, version.id)
+            return engine
     if not ws.has_search_engine(version.id):
         await_job(ws.start_search_engine(version.id))
     return ws.search_engine(version.id)
+
+
+def first_look_note(ws: Workspace, version_id: int) -> None:
+    """Which embedder the page's search and map use during a first look, and how far the full index is: a
+    fragment that refreshes alone and reruns the page once the full engine is in."""
+
+    @st.fragment(run_every=POLL_SECONDS)
+    def note() -> None:
+        status = ws.first_look_status(version_id)
+        if status is None or (status.over and status.error is None):
+            st.rerun(scope="app")
+        if status.error:
+            st.warning(md_escape(status.message, 600), icon=":material/error:")
+        else:
+            st.info(md_escape(status.message, 600), icon=":material/bolt:")
+
+    note()
 
 
 def choose(catalog: str | None, version: int | None = None) -> None:

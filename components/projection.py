@@ -14,7 +14,14 @@ LABELS = {"umap": "UMAP", "tsne": "t-SNE", "pca": "PCA"}
 
 
 def map_coords(ws, version_id: int, method: str, params: dict[str, Any] | None = None) -> np.ndarray:
-    """The map's coordinates: read from the store when cached, else computed as a job the page awaits."""
+    """The map's coordinates: read from the store when cached, else computed as a job the page awaits. During a
+    version's first look (``core.first_look``) the map is PCA of the static vectors, and a caption says so."""
+    if ws.first_look_engine(version_id) is not None:
+        coords = ws.first_look_projection(version_id)
+        if ws.first_look_engine(version_id) is not None:  # else the full engine came in meanwhile: the page reruns
+            st.caption(f"First look: a PCA map of static embeddings; the {LABELS[method]} map of the full model "
+                       "follows when its index is built.")
+            return coords
     if ws.has_projection(version_id, method, params):
         return ws.projection(version_id, method, params)
     return await_job(ws.start_projection(version_id, method, params,

@@ -11,11 +11,14 @@ The server's API key goes only to the server's own endpoint: :func:`api_key_for`
 :func:`embedding_key_for` (embedding requests) decide which key a request carries, by the one rule of
 :func:`server_key_for`.
 
-The embedding backend (``TOOLATLAS_EMBEDDER``: local, openai or precomputed, see
+The embedding backend (``TOOLATLAS_EMBEDDER``: local, openai, precomputed or static, see
 :data:`core.embedding.EMBEDDER_KINDS`) is a server setting: it decides which vectors the store holds.
 Its endpoint is ``TOOLATLAS_EMBEDDING_BASE_URL`` (default: the server's LLM endpoint) and its key
 ``TOOLATLAS_EMBEDDING_API_KEY`` (default: the server's LLM key, only when the embedding endpoint is the LLM
 endpoint). The key is read from the environment when the workspace is built and never kept in ``Settings``.
+With the local backend, a version with more than ``TOOLATLAS_FIRST_LOOK`` tools (default 5,000; 0 turns it
+off) without cached vectors gets a first look from the static embedder while its index builds
+(:mod:`core.first_look`).
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.embedding import DEFAULT_MODEL_ID, EMBEDDER_KINDS
+from core.first_look import DEFAULT_THRESHOLD, ENV_FIRST_LOOK, parse_threshold
 
 ENV_EMBEDDING = "TOOLATLAS_EMBEDDING_MODEL"
-ENV_EMBEDDER = "TOOLATLAS_EMBEDDER"  # the embedding backend: local | openai | precomputed
+ENV_EMBEDDER = "TOOLATLAS_EMBEDDER"  # the embedding backend: local | openai | precomputed | static
 ENV_EMBEDDING_BASE_URL = "TOOLATLAS_EMBEDDING_BASE_URL"  # the server's OpenAI-compatible embeddings endpoint
 ENV_EMBEDDING_API_KEY = "TOOLATLAS_EMBEDDING_API_KEY"  # its key (default: OPENAI_API_KEY for the LLM endpoint)
 ENV_RERANKER = "TOOLATLAS_RERANKER"
@@ -61,6 +65,8 @@ class Settings:
     engine_budget: int | None = None  # tools kept in built search engines (None: the workspace default)
     text_with_parameters: bool = True  # tool text: `name: description` plus parameter names (False: without)
     local_model: str | None = None  # a GGUF file the Settings page may serve on 127.0.0.1 (TOOLATLAS_LLM_GGUF)
+    # local backend: tools without cached vectors above which a version gets a first look (0: never)
+    first_look: int = DEFAULT_THRESHOLD
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -75,6 +81,7 @@ class Settings:
             raise ValueError(f"{ENV_EMBEDDER} must be one of {', '.join(EMBEDDER_KINDS)}, not {embedder!r}")
         return cls(
             embedder=embedder,
+            first_look=parse_threshold(os.environ.get(ENV_FIRST_LOOK)),
             embedding_base_url=os.environ.get(ENV_EMBEDDING_BASE_URL, "").strip() or None,
             text_with_parameters=TOOL_TEXTS[text],
             db_url=os.environ.get(ENV_DB_URL) or None,
@@ -92,6 +99,7 @@ def build_workspace(settings: Settings, *, jobs=None, secret_key: str | None = N
     """Construct the store, embedder and reranker named by ``settings`` (lazily loaded models); ``jobs``: a
     job registry to share (``core.jobs.Jobs``; default: one of its own); ``secret_key``: the app's
     secrets.toml key (see :meth:`ServerEndpoint.from_env`)."""
+    from core.first_look import FirstLookConfig
     from core.search.rerank import CrossEncoderReranker
     from core.workspace import Workspace
     from storage.cache import SqlVectorCache
@@ -101,8 +109,9 @@ def build_workspace(settings: Settings, *, jobs=None, secret_key: str | None = N
     budget = {"engine_budget": settings.engine_budget} if settings.engine_budget else {}
     engine = make_engine(settings.db_url)
     embedder = embedder_for(settings, SqlVectorCache(engine), secret_key=secret_key)
+    first_look = FirstLookConfig(settings.first_look) if settings.embedder == "local" and settings.first_look else None
     return Workspace(engine, embedder, reranker=reranker, text_with_parameters=settings.text_with_parameters,
-                     jobs=jobs, **budget)
+                     jobs=jobs, first_look=first_look, **budget)
 
 
 def embedder_for(settings: Settings, cache=None, *, environ: Mapping[str, str] | None = None,
@@ -112,8 +121,8 @@ def embedder_for(settings: Settings, cache=None, *, environ: Mapping[str, str] |
     the store's vector cache (needed by precomputed vectors)."""
     from core.embedding import make_embedder
 
-    if settings.embedder == "local":
-        return make_embedder("local", settings.embedding_model)
+    if settings.embedder in ("local", "static"):  # on this machine: no endpoint, no key
+        return make_embedder(settings.embedder, settings.embedding_model)
     server = ServerEndpoint.embedding_from_env(environ, secret_key=secret_key)
     base_url = settings.embedding_base_url or None
     if base_url is None and settings.embedder == "openai":

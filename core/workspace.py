@@ -19,6 +19,7 @@ import numpy as np
 from sqlalchemy.engine import Engine
 
 from core.embedding import Embedder
+from core.first_look import FIRST_LOOK_MAP, FirstLookConfig, FirstLookStatus
 from core.importers.launch import DroppedField, describe_dropped, drop_launch_fields
 from core.jobs import Job, Jobs
 from core.models import McpServer, Query, Tool
@@ -81,7 +82,7 @@ class _StoredDemo:
 class Workspace:
     def __init__(self, db: Engine, embedder: Embedder, *, reranker: Reranker | None = None,
                  engine_budget: int = ENGINE_BUDGET, text_with_parameters: bool = True,
-                 jobs: Jobs | None = None) -> None:
+                 jobs: Jobs | None = None, first_look: FirstLookConfig | None = None) -> None:
         if engine_budget < 1:
             raise ValueError(f"engine_budget must be at least 1 tool, got {engine_budget}")
         self.db = db
@@ -100,6 +101,11 @@ class Workspace:
         # Long work the app runs off its pages' script runs (engine builds, maps, merges), shared by sessions.
         self.jobs = jobs if jobs is not None else Jobs()
         self._warming: threading.Thread | None = None
+        # A large version's first look (core.first_look): its static engine until the full one replaces it.
+        self.first_look = first_look
+        self._static: Embedder | None = first_look.embedder if first_look is not None else None
+        self._first_looks: dict[tuple[int, str], SearchEngine] = {}
+        self._first_look_wanted: dict[tuple[int, str], bool] = {}
 
     def warm_up(self) -> threading.Thread | None:
         """Load a local embedding model on a background thread, once (our addition for the app): the model
@@ -279,6 +285,8 @@ class Workspace:
         with self._lock:
             for key in [k for k in self._engines if k[0] in version_ids]:
                 del self._engines[key]
+            for key in [k for k in self._first_looks if k[0] in version_ids]:
+                del self._first_looks[key]
         return deleted
 
     def every_tool(self, catalog: str) -> dict[str, Tool]:
@@ -365,6 +373,7 @@ class Workspace:
     def _keep(self, key: tuple[int, str], engine: SearchEngine) -> None:
         with self._lock:
             self._engines[key] = engine
+            self._first_looks.pop(key, None)  # the full engine replaces a first look
             held = sum(len(e.tools) for e in self._engines.values())
             while held > self.engine_budget and len(self._engines) > 1:
                 _, dropped = self._engines.popitem(last=False)  # sessions using it keep their reference
@@ -375,8 +384,109 @@ class Workspace:
         """The embedder and tool text behind this workspace's vectors: engines, cached maps and run configs
         are keyed by it, so maps and runs made with one tool text are never served for the other. The
         default text keeps the bare model id, the key used before the text was configurable."""
-        model = self.embedder.model_id
-        return model if self.text_with_parameters else f"{model} [text: name and description]"
+        return self.vector_space_for(self.embedder.model_id)
+
+    def vector_space_for(self, model_id: str) -> str:
+        """The vector space of ``model_id``'s vectors of this workspace's tool text (say, a first look's engine:
+        ``ws.vector_space_for(engine.embedder.model_id)``)."""
+        return model_id if self.text_with_parameters else f"{model_id} [text: name and description]"
+
+    # -- first look (core.first_look) ---------------------------------------------------------
+
+    @property
+    def static_embedder(self) -> Embedder | None:
+        """The first look's static embedder: None when this workspace gives no first look (turned off, or its
+        embedder is no local model)."""
+        from core.embedding import SentenceTransformerEmbedder
+
+        if self.first_look is None or not isinstance(self.embedder, SentenceTransformerEmbedder):
+            return None
+        with self._lock:
+            if self._static is None:
+                from core.embedding import make_embedder
+
+                self._static = make_embedder("static", self.embedder.model_id)
+            return self._static
+
+    def wants_first_look(self, version_id: int) -> bool:
+        """Whether the version shows a first look: its full engine is not built, and more tools than the
+        threshold have no cached vectors of the full model (decided once per process and version)."""
+        key = (version_id, self.vector_space)
+        if self.static_embedder is None or self.has_search_engine(version_id):
+            return False
+        with self._lock:
+            if key in self._first_looks:
+                return True
+            known = self._first_look_wanted.get(key)
+        if known is None:
+            known = self._count_uncached(version_id) > self.first_look.threshold
+            with self._lock:
+                self._first_look_wanted[key] = known
+        return known
+
+    def _count_uncached(self, version_id: int) -> int:
+        from core.models import text_hash, tool_text
+
+        tools = self.tools(version_id)
+        if len(tools) <= self.first_look.threshold:
+            return len(tools)  # cannot be over the threshold: no need to read the cache
+        hashes = {text_hash(tool_text(t, with_parameters=self.text_with_parameters)) for t in tools}
+        return len(hashes) - len(self.cache.get_many(self.embedder.model_id, list(hashes)))
+
+    def start_first_look(self, version_id: int) -> Job:
+        """Build the version's first-look engine from the static embedder as a job (joined when under way), then
+        start the full model's index (:meth:`start_search_engine`), which replaces it when done. Take the engine
+        from :meth:`first_look_engine` once the job is over."""
+        static = self.static_embedder
+        if static is None:
+            raise ValueError("this workspace gives no first look (turned off, or its embedder is no local model)")
+        key = (version_id, self.vector_space)
+
+        def build(job: Job) -> None:
+            with self._lock:
+                ready = key in self._first_looks or key in self._engines
+            if not ready:
+                job.report(0.0, "First look: loading the static embedder (distilled once, the first time)…")
+                tools = store.load_tools(self.db, version_id)
+                engine = SearchEngine.build(
+                    tools, static, cache=self.cache, with_parameters=self.text_with_parameters,
+                    progress=lambda done, total: job.report(
+                        done / max(total, 1), f"First look: static embeddings {done:,}/{total:,} tools"))
+                with self._lock:
+                    if key not in self._engines:
+                        self._first_looks[key] = engine
+            self.start_search_engine(version_id)  # after the first look, so the two do not share the cores
+
+        return self.jobs.start(("first-look", *key), build,
+                               label="First look: embedding the catalog with the static model…")
+
+    def first_look_engine(self, version_id: int) -> SearchEngine | None:
+        """The version's first-look engine while its full engine is being built; None once that is built (or
+        when there was no first look)."""
+        with self._lock:
+            return self._first_looks.get((version_id, self.vector_space))
+
+    def first_look_status(self, version_id: int) -> FirstLookStatus | None:
+        """What to say while the version shows its first look (None when it does not)."""
+        engine = self.first_look_engine(version_id)
+        if engine is None:
+            return None
+        job = self.jobs.get(("engine", version_id, self.vector_space))
+        state = job.state() if job is not None else None
+        return FirstLookStatus(
+            static_model=engine.embedder.model_id, full_model=self.embedder.model_id,
+            share=state.share if state is not None else 0.0, tools=len(engine.tools),
+            over=bool(state is not None and state.over), error=state.error if state is not None else None)
+
+    def first_look_projection(self, version_id: int) -> np.ndarray:
+        """The first look's map: PCA of the static vectors (under a second for 40,000 tools), cached in the store
+        under the static model's vector space."""
+        engine = self.first_look_engine(version_id)
+        if engine is None:
+            raise ValueError(f"version {version_id} shows no first look")
+        method, params = FIRST_LOOK_MAP
+        return self._projection(version_id, self.vector_space_for(engine.embedder.model_id), lambda: engine.vectors,
+                                method, params)
 
     def held_engines(self) -> list[tuple[int, int]]:
         """(version id, tools) of the engines this process holds, least recently used first."""
@@ -432,19 +542,23 @@ class Workspace:
         Concurrent sessions asking for the same projection compute it once: the others wait for it
         and read it back from the store (two computations raced on the store's unique key before).
         """
+        return self._projection(version_id, self.vector_space, lambda: self.search_engine(version_id).vectors,
+                                method, params, progress=progress)
+
+    def _projection(self, version_id: int, space: str, vectors: Callable[[], np.ndarray], method: str,
+                    params: Mapping[str, Any] | None, *, progress: Progress | None = None) -> np.ndarray:
         from core.projection import params_key, project
 
         key = params_key(method, params)
-        cached = get_projection(self.db, version_id, self.vector_space, key)
+        cached = get_projection(self.db, version_id, space, key)
         if cached is not None:
             return cached
-        with self._key_lock(("projection", version_id, self.vector_space, key)):
-            cached = get_projection(self.db, version_id, self.vector_space, key)
+        with self._key_lock(("projection", version_id, space, key)):
+            cached = get_projection(self.db, version_id, space, key)
             if cached is not None:
                 return cached
-            engine = self.search_engine(version_id)
+            matrix = vectors()
             start = time.perf_counter()
-            proj, _model = project(engine.vectors, method, params, progress=progress)
-            put_projection(self.db, version_id, self.vector_space, method, key, proj.coords,
-                           time.perf_counter() - start)
+            proj, _model = project(matrix, method, params, progress=progress)
+            put_projection(self.db, version_id, space, method, key, proj.coords, time.perf_counter() - start)
             return proj.coords

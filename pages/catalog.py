@@ -28,7 +28,7 @@ ws = workspace()
 info, version = catalog_picker(ws)
 name = info.name
 tools = ws.tools(version.id)
-engine = ensure_engine(ws, version)
+engine = ensure_engine(ws, version, first_look=True)  # a large catalog: static first, full model next
 
 categories = sorted({t.category or "(none)" for t in tools})
 sources = sorted({t.source or "(none)" for t in tools})

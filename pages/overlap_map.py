@@ -38,7 +38,9 @@ st.markdown("Each dot is a tool; tools with **similar descriptions sit close tog
             "the merged catalog is drawn beside the original.")
 ws = workspace()
 info, version = catalog_picker(ws)
-engine = ensure_engine(ws, version)
+engine = ensure_engine(ws, version, first_look=True)  # a large catalog: static first, full model next
+space = ws.vector_space_for(engine.embedder.model_id)  # the first look's vectors are the static model's
+first_look = ws.first_look_engine(version.id) is engine
 tools = engine.tools
 by_key = {t.key: t for t in tools}
 llm = llm_config()
@@ -70,7 +72,7 @@ with st.sidebar:
     links = st.toggle("Look-alike links", value=not large, key="overlap_links",
                       help="A line between two tools whose embeddings are close (a high cosine), and a ring "
                            "around each tool that has one.")
-    link_threshold = st.slider("Link when cosine ≥", 0.50, 0.99, round(recommended_threshold(ws.vector_space).threshold, 2),
+    link_threshold = st.slider("Link when cosine ≥", 0.50, 0.99, round(recommended_threshold(space).threshold, 2),
                                0.01, key="overlap_link_t", disabled=not links or config is not None,
                                help="Without a merge run: link each tool to those of its 10 nearest neighbours "
                                     "at least this similar (it starts at the merge θ recommended for this "
@@ -109,7 +111,7 @@ pairs = ()
 if links and run is not None:
     pairs = merge_links(run.result.pairs, merge)
 elif links:
-    pairs = job_result(ws, ("overlap_links", version.id, ws.vector_space, link_threshold, LINK_NEIGHBOURS),
+    pairs = job_result(ws, ("overlap_links", version.id, space, link_threshold, LINK_NEIGHBOURS),
                        lambda job: neighbour_links(tools, engine.vectors, link_threshold, k=LINK_NEIGHBOURS),
                        label=f"Finding look-alike pairs among {len(tools):,} tools…")
 
@@ -117,7 +119,7 @@ title = f"{html.escape(info.name)} v{version.number} · {len(tools):,} tools"
 if after is not None:
     title += f" · merge at θ {config.threshold:.2f} leaves {len(after.keys):,}"
 legend = "Merge cluster (named after the tool kept)" if by_cluster else "Category"
-fig = overlap_scatter(before, by_key, title=title, subtitle=MAP_SUBTITLE.format(method=LABELS[method]),
+fig = overlap_scatter(before, by_key, title=title, subtitle=MAP_SUBTITLE.format(method="PCA" if first_look else LABELS[method]),
                       after=after, merged_into=merge,
                       panel_titles=(f"Before · {len(tools):,} tools",
                                     f"After merging · {len(after.keys):,} tools" if after else ""),
@@ -164,7 +166,7 @@ if merge and st.toggle("Silhouette before / after (ToolScope App. D.1)", key="ov
         return silhouette_curve(engine.vectors, ks), silhouette_curve(engine.vectors[[index[k] for k in kept]], ks)
 
     last = review.decisions[-1].id if review.decisions else 0
-    sil = job_result(ws, ("silhouette", version.id, ws.vector_space, run.run_id, last), curves,
+    sil = job_result(ws, ("silhouette", version.id, space, run.run_id, last), curves,
                      label="k-means silhouette over k = 5…50, before and after…", stop=False)
     if sil is not None:
         st.plotly_chart(silhouette_chart(*sil), width="stretch", key="overlap_sil_chart")

@@ -22,6 +22,7 @@ from components.session import (
 from components.text import md_escape
 from core.context import LLMConfig
 from core.embedding import EMBEDDER_KINDS, check_embedder
+from core.first_look import DEFAULT_THRESHOLD, ENV_FIRST_LOOK
 from core.settings import (
     DEFAULT_LLM_MODEL,
     ENV_DB_URL,
@@ -196,7 +197,7 @@ if operator:
                         help="local: a model id or folder; openai: the model name at the endpoint; precomputed: "
                              "the id the vectors were imported under")
     emb_url = st.text_input("Embeddings endpoint (OpenAI-compatible)", settings.embedding_base_url or "",
-                            key="set_embedding_url", disabled=emb_kind == "local",
+                            key="set_embedding_url", disabled=emb_kind in ("local", "static"),
                             placeholder="empty: none (texts without imported vectors are an error)"
                             if emb_kind == "precomputed" else f"empty: the server's ({emb_server.base_url})")
 else:
@@ -208,7 +209,7 @@ else:
     set_by_operator(ENV_EMBEDDER, ENV_EMBEDDING, ENV_EMBEDDING_BASE_URL, ENV_EMBEDDING_API_KEY)
     emb, emb_url = settings.embedding_model, settings.embedding_base_url or ""
 candidate = settings.with_overrides(embedder=emb_kind, embedding_model=emb.strip(), embedding_base_url=emb_url.strip())
-if emb_kind != "local":
+if emb_kind not in ("local", "static"):
     sent_to = emb_url.strip() or (emb_server.base_url if emb_kind == "openai" else "")
     if sent_to and embedding_key_for(sent_to, emb_server):
         st.markdown("API key: **set on the server** (sent to the server's embeddings endpoint only, never shown)")
@@ -224,6 +225,21 @@ if c1.button("Check model", key="check_embedder"):
 if operator and c2.button("Use this model", key="set_use_embedding"):
     overrides.update(embedder=emb_kind, embedding_model=emb.strip(), embedding_base_url=emb_url.strip())
     st.success("Switched; catalogs are re-embedded on first use (and cached).")
+look_help = ("With the local backend, a catalog version with more tools than this without cached vectors is first "
+             "searched and mapped with static embeddings (a model2vec model distilled once from the local model, "
+             "about a hundred times faster), while the full model's index builds in the background and then "
+             "replaces them. TOOLATLAS_FIRST_LOOK sets it; 0 turns it off.")
+look_on = st.toggle("First look for large catalogs", value=settings.first_look > 0, key="set_first_look",
+                    disabled=not operator, help=look_help)
+look_at = st.number_input("…above this many tools without cached vectors", 1, 10_000_000,
+                          settings.first_look or DEFAULT_THRESHOLD, step=1000, key="set_first_look_at",
+                          disabled=not operator or not look_on)
+wanted_look = int(look_at) if look_on else 0
+if not operator:
+    set_by_operator(ENV_FIRST_LOOK)
+elif st.button("Use this first look", key="set_use_first_look", disabled=wanted_look == settings.first_look):
+    overrides["first_look"] = wanted_look
+    st.success("Switched: " + (f"a first look above {wanted_look:,} tools." if wanted_look else "no first look."))
 
 texts = {True: "name: description, then the parameter names (default)", False: "name: description only"}
 text_choice = st.radio("Tool text that is embedded and indexed", list(texts), format_func=texts.get,

@@ -73,7 +73,7 @@ def test_the_embedding_backend_comes_from_the_environment(monkeypatch):
     assert embedder_for(Settings.from_env(), cache=object()).fallback.base_url == "http://127.0.0.1:9/v1"
     monkeypatch.setenv("TOOLATLAS_EMBEDDER", "word2vec")
     with pytest.raises(ValueError, match="TOOLATLAS_EMBEDDER must be one of local, openai, precomputed, "
-                                         "not 'word2vec'"):
+                                         "static, not 'word2vec'"):
         Settings.from_env()
 
 
