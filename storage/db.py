@@ -6,7 +6,6 @@ names another SQLAlchemy URL (PostgreSQL included).
 
 from __future__ import annotations
 
-import fcntl
 import json
 import math
 import os
@@ -118,7 +117,7 @@ def store_lock(engine: Engine, name: str) -> Iterator[None]:
     """Hold the store-wide lock ``name`` while the block runs: one holder at a time across every process and
     thread that opens this store (two shards of a grid, the app and the CLI opening a fresh store together).
 
-    PostgreSQL: a session advisory lock keyed by ``name``; a SQLite file: ``flock`` on ``<file>.<name>.lock``;
+    PostgreSQL: a session advisory lock keyed by ``name``; a SQLite file: a file lock on ``<file>.<name>.lock``;
     an in-memory SQLite store: a lock of this process (no other process can see that store).
     """
     url = engine.url
@@ -135,14 +134,12 @@ def store_lock(engine: Engine, name: str) -> Iterator[None]:
         return
     database = url.database or ""
     if url.get_backend_name() == "sqlite" and database and database != ":memory:" and "mode=memory" not in str(url):
+        from filelock import FileLock  # the same file lock as the static model's one distillation per machine
+
         path = Path(f"{database}.{name}.lock")
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a+b") as handle:  # a file of its own per holder: flock then also orders threads
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with FileLock(str(path)):  # a new lock object per holder: it also orders threads of one process
+            yield
         return
     with _LOCAL_LOCKS_GUARD:
         lock = _LOCAL_LOCKS.setdefault((str(url), name), threading.Lock())
