@@ -309,8 +309,8 @@ def comparison_chart(reports: Sequence[Report], baseline_id: int, metric: str) -
     name = METRIC_NAMES[metric]
     top = max((r.mean(metric) for r in reports), default=1.0)
     fig.update_layout(
-        title=f"Mean {name}{at} per run", height=340, margin=dict(l=10, r=10, t=50, b=10),
-        xaxis_title="run", yaxis_title=f"mean {name}{at} over the run's queries",
+        title=f"Mean {name}{at} per run (over the run's queries)", height=380, margin=dict(l=10, r=10, t=50, b=10),
+        xaxis_title="run", yaxis_title=f"mean {name}{at}",
         yaxis_range=[0, max(1.0, top) * 1.12 if not math.isnan(top) else 1.0],
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0), barmode="group",
     )
