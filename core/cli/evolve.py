@@ -116,7 +116,8 @@ def cmd_evolve(args) -> int:
         out.pop("paired_tests")  # printed last, after the methods it compares
         rows = paired_rows(run.paired_tests())
         out["paired_tests"] = "\n" + "\n".join("  " + "  ".join(f"{k} {v}" for k, v in row.items()) for row in rows) \
-            + "\n  (success rate per (seed, step) cell from t1; paired permutation test, bootstrap 95% CI)" \
+            + "\n  (success rate per (seed, step) cell from t1, a seed that replays another's cell counted once; " \
+              "paired permutation test, bootstrap 95% CI)" \
             if rows else "none (one method)"
     return emit(out, args.json)
 

@@ -150,23 +150,29 @@ def rescued(results: Sequence[StepResult]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class MethodTest:
-    """One method against the baseline over their shared (seed, step) cells; ``test`` is None below 10 cells."""
+    """One method against the baseline over their shared (seed, step) cells; ``test`` is None below 10 cells.
+    ``cells`` counts the pairs tested, ``replicas`` the cells left out as replays of another seed's."""
 
     baseline: str
     method: str
     cells: int
     test: Any = None  # core.compare.PairedTest
+    replicas: int = 0  # (seed, step) cells left out as exact replays of another seed's cell at that step
 
 
 def paired_tests(results: Sequence[StepResult], methods: Sequence[str], *, baseline: str | None = None,
-                 first_step: int = 1, resamples: int = 10_000) -> list[MethodTest]:
+                 first_step: int = 1, resamples: int = 10_000, collapse_replicas: bool = True) -> list[MethodTest]:
     """Each method against ``baseline`` (default: ``original`` when run, else the first method): the paired
     permutation test and bootstrap interval of :func:`core.compare.paired_values` over the (seed, step) cells
     both have, one pair per cell (the success rates of the two methods on the same toolset).
 
     Our addition: the paper reports means over five seeds without a test (App. B.3). Cells start at step 1
     by default: at step 0 every method is evaluated on the catalog's own documentation, so those pairs are
-    equal by construction."""
+    equal by construction. ``collapse_replicas`` (our rule, on by default): a seed whose cell at a step is an
+    exact replay of an earlier seed's (both methods' per-query outcomes identical, as when the toolset
+    sequence is the catalog's own versions and the operators are deterministic) is one observation, not
+    several, so it is counted once; off, every (seed, step) cell is a pair, which overstates the evidence
+    whenever seeds replay each other."""
     from core.compare import paired_values
 
     methods = list(methods)
@@ -174,15 +180,34 @@ def paired_tests(results: Sequence[StepResult], methods: Sequence[str], *, basel
         return []
     base = baseline or ("original" if "original" in methods else methods[0])
     base_cells = cell_success(results, base, first_step=first_step)
+    fingerprints = _cell_fingerprints(results, first_step) if collapse_replicas else {}
     out = []
     for method in methods:
         if method == base:
             continue
         cells = cell_success(results, method, first_step=first_step)
-        pairs = [(base_cells[c], cells[c]) for c in sorted(base_cells) if c in cells]
+        pairs, seen, replicas = [], set(), 0
+        for c in sorted(base_cells):
+            if c not in cells:
+                continue
+            if collapse_replicas:
+                key = (c[1], fingerprints.get((base, c)), fingerprints.get((method, c)))
+                if key in seen:
+                    replicas += 1
+                    continue
+                seen.add(key)
+            pairs.append((base_cells[c], cells[c]))
         out.append(MethodTest(base, method, len(pairs),
-                              paired_values(pairs, base, method, "success rate", resamples=resamples)))
+                              paired_values(pairs, base, method, "success rate", resamples=resamples), replicas))
     return out
+
+
+def _cell_fingerprints(results: Sequence[StepResult], first_step: int) -> dict[tuple[str, tuple[int, int]], str]:
+    """Per (method, (seed, step)), the cell's per-query outcomes as one text: equal texts are replays."""
+    import json
+
+    return {(r.method, (r.seed, r.step)): json.dumps([o.to_json() for o in r.evaluation.outcomes], default=str)
+            for r in results if r.step >= first_step}
 
 
 def paired_rows(tests: Sequence[MethodTest]) -> list[dict[str, Any]]:
@@ -192,7 +217,7 @@ def paired_rows(tests: Sequence[MethodTest]) -> list[dict[str, Any]]:
     for m in tests:
         t = m.test
         row: dict[str, Any] = {"baseline": get_method(m.baseline).label, "method": get_method(m.method).label,
-                               "cells": m.cells}
+                               "cells": m.cells, "replayed cells left out": m.replicas}
         if t is None:
             rows.append({**row, "Δ success (pp)": "", "95% CI (pp)": "", "p": "n/a (fewer than 10 cells)",
                          "wins/ties/losses": ""})

@@ -82,7 +82,7 @@ class EvolutionRun:
     def to_json(self) -> dict[str, Any]:
         from core.evolution.report import table_rows
 
-        tests = [{"baseline": m.baseline, "method": m.method, "cells": m.cells,
+        tests = [{"baseline": m.baseline, "method": m.method, "cells": m.cells, "replicas": m.replicas,
                   **({} if m.test is None else {"mean_difference": round(m.test.mean_difference, 6),
                                                  "ci": [round(m.test.ci_low, 6), round(m.test.ci_high, 6)],
                                                  "p_value": round(m.test.p_value, 6), "wins": m.test.wins,

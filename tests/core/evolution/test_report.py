@@ -51,7 +51,9 @@ def test_paired_tests_compare_methods_over_seed_step_cells_after_step_zero():
     better = [[1, 2, 2, 2, 2]] * 3  # +1 query of 4 in every cell from step 1
     mixed = [[1, 2, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]]
     results = _results("original", base) + _results("contda", better) + _results("contda_no_adjust", mixed)
-    tests = paired_tests(results, ["original", "contda", "contda_no_adjust"])
+    # Every seed here replays the others (same outcomes): counted as the issue's (seed, step) cells only when
+    # asked; by default they are one observation per step.
+    tests = paired_tests(results, ["original", "contda", "contda_no_adjust"], collapse_replicas=False)
     assert [(t.baseline, t.method, t.cells) for t in tests] == [("original", "contda", 12),
                                                                 ("original", "contda_no_adjust", 12)]
     up, one = tests[0].test, tests[1].test
@@ -60,6 +62,26 @@ def test_paired_tests_compare_methods_over_seed_step_cells_after_step_zero():
     assert one.wins == 1 and one.ties == 11 and one.p_value == 1.0  # one cell of twelve cannot be significant
     rows = paired_rows(tests)
     assert rows[0]["method"] == "CONTDA" and rows[0]["Δ success (pp)"] == "+25.00" and rows[0]["cells"] == 12
-    short = paired_tests(_results("original", base[:1]) + _results("contda", better[:1]), ["original", "contda"])
+    short = paired_tests(_results("original", base[:1]) + _results("contda", better[:1]), ["original", "contda"],
+                         collapse_replicas=False)
     assert short[0].cells == 4 and short[0].test is None  # fewer than 10 cells: no test
     assert paired_rows(short)[0]["p"].startswith("n/a")
+
+
+def test_seeds_that_replay_each_other_count_once():
+    from core.evolution.report import paired_rows, paired_tests
+
+    base = [[1, 1, 1, 1, 1]] * 5
+    better = [[1, 2, 2, 2, 2]] * 5  # five seeds, all the same outcomes: 4 independent cells, not 20
+    replayed = paired_tests(_results("original", base) + _results("contda", better), ["original", "contda"])
+    assert (replayed[0].cells, replayed[0].replicas, replayed[0].test) == (4, 16, None)  # too few for a test
+    assert paired_rows(replayed)[0]["replayed cells left out"] == 16
+    # Seeds that differ are separate observations: 3 seeds x 4 steps, each seed's cells its own.
+    varied = [[1, 2, 2, 2, 2], [1, 3, 2, 2, 2], [1, 2, 3, 2, 3]]
+    distinct = paired_tests(_results("original", [[1, 1, 1, 1, 1], [1, 1, 0, 1, 1], [1, 0, 1, 1, 1]])
+                            + _results("contda", varied), ["original", "contda"])
+    # step 3: seeds 1 and 2 repeat seed 0's (1, 2); step 4: seed 1 repeats it; every other cell is new
+    assert (distinct[0].cells, distinct[0].replicas) == (9, 3)
+    every = paired_tests(_results("original", [[1, 1, 1, 1, 1], [1, 1, 0, 1, 1], [1, 0, 1, 1, 1]])
+                         + _results("contda", varied), ["original", "contda"], collapse_replicas=False)
+    assert (every[0].cells, every[0].replicas) == (12, 0) and every[0].test is not None
