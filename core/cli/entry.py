@@ -7,10 +7,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from core.cli import catalogs, check, evaluate, evolve, mcp, merge, report, trials, vectors
+from core.cli import catalogs, check, evaluate, evolve, maps, mcp, merge, report, trials, vectors
 
 # The order of the commands in ``toolatlas --help``.
-COMMAND_MODULES = (catalogs, vectors, evaluate, merge, mcp, trials, evolve, check, report)
+COMMAND_MODULES = (catalogs, vectors, maps, evaluate, merge, mcp, trials, evolve, check, report)
 
 
 def build_parser() -> argparse.ArgumentParser:
