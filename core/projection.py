@@ -150,7 +150,8 @@ def _cache_umap_kernels() -> None:
     The same Python functions with the same compile options, only ``cache=True`` added: numba then stores the
     machine code beside umap's sources (or in its user-wide cache folder when that is read-only) and a later
     process loads it in well under a second instead of compiling for ~12 s. The map is bit-for-bit the same
-    (tests/core/test_projection.py). A umap-learn without these names is left as it is.
+    (tests/core/test_projection.py). A umap-learn without these names, or a machine where numba has no writable
+    cache folder, is left as it is.
     """
     global _kernels_cached
     with _kernels_lock:
@@ -167,7 +168,11 @@ def _cache_umap_kernels() -> None:
             if not hasattr(kernel, "py_func") or options.get("cache"):
                 continue
             options.pop("nopython", None)
-            setattr(module, name, numba.njit(cache=True, locals=dict(kernel.locals), **options)(kernel.py_func))
+            try:
+                cached = numba.njit(cache=True, locals=dict(kernel.locals), **options)(kernel.py_func)
+            except RuntimeError:  # numba finds no writable cache folder: keep compiling in each process
+                continue
+            setattr(module, name, cached)
         _kernels_cached = True
 
 
