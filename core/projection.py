@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,9 @@ Progress = Callable[[float, str], None]
 
 def default_params(method: str) -> dict[str, Any]:
     if method == "umap":
-        return {"n_neighbors": 15, "min_dist": 0.1, "metric": "cosine", "seed": 0}
+        # n_epochs None: UMAP's own choice (500 layout epochs up to 10,000 tools, 200 above); a number trades layout
+        # quality for time and is a different map (its own cache key).
+        return {"n_neighbors": 15, "min_dist": 0.1, "metric": "cosine", "seed": 0, "n_epochs": None}
     if method == "tsne":
         return {"perplexity": 30.0, "metric": "cosine", "init": "pca", "seed": 0}
     if method == "pca":
@@ -35,12 +38,17 @@ def resolve_params(method: str, params: Mapping[str, Any] | None) -> dict[str, A
     if unknown:
         raise ValueError(f"{method} has no parameter {unknown[0]!r}; valid parameters: {', '.join(sorted(resolved))}")
     resolved.update(params or {})
+    epochs = resolved.get("n_epochs")
+    if epochs is not None and (isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1):
+        raise ValueError(f"n_epochs must be a whole number of at least 1 (or unset for UMAP's own), got {epochs!r}")
     return resolved
 
 
 def params_key(method: str, params: Mapping[str, Any] | None = None) -> str:
-    """A stable text key of the method and its resolved parameters (the projection cache key)."""
-    return json.dumps({"method": method, **resolve_params(method, params)}, sort_keys=True)
+    """A stable text key of the method and its resolved parameters (the projection cache key). Parameters left at
+    a None default are not in it, so adding such a parameter keeps the keys of maps already stored."""
+    resolved = {k: v for k, v in resolve_params(method, params).items() if v is not None}
+    return json.dumps({"method": method, **resolved}, sort_keys=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,9 +60,9 @@ class Projection:
 
 def project(vectors: np.ndarray, method: str, params: Mapping[str, Any] | None = None, *,
             progress: Progress | None = None) -> tuple[Projection, Any | None]:
-    """Project ``vectors`` to 2-D. Returns the projection and the fitted model (None for one point and
-    t-SNE; a UMAP fitted on precomputed neighbours, from 4,096 points on, cannot transform new points,
-    which is why maps place new texts with ``place_texts`` instead).
+    """Project ``vectors`` to 2-D. Returns the projection and the fitted model where it can place new
+    points (PCA's ``transform``); None for one point, t-SNE and UMAP (fitted on our own neighbours, UMAP
+    cannot transform new points, which is why maps place new texts with ``place_texts``).
 
     Tiny inputs are handled: one point maps to the origin; three or fewer use PCA; UMAP's
     neighbour count and t-SNE's perplexity are clamped to what the point count allows.
@@ -78,24 +86,7 @@ def project(vectors: np.ndarray, method: str, params: Mapping[str, Any] | None =
         if coords.shape[1] < 2:
             coords = np.hstack([coords, np.zeros((n, 2 - coords.shape[1]))])
     elif method == "umap":
-        import umap
-
-        n_neighbors = max(2, min(int(p["n_neighbors"]), n - 1))
-        knn = None
-        if n >= UMAP_OWN_KNN_BELOW and p["metric"] == "cosine":
-            knn = cosine_knn(x, n_neighbors, progress=progress)
-        epochs = _EpochStream(progress) if progress else None
-        if progress:
-            progress(_EpochStream.GRAPH_SHARE, f"UMAP of {n:,} tools: neighbour graph and spectral layout")
-        model = umap.UMAP(n_components=2, n_neighbors=n_neighbors, min_dist=float(p["min_dist"]), metric=p["metric"],
-                          random_state=int(p["seed"]), init="spectral" if n > 10 else "random",
-                          precomputed_knn=knn if knn is not None else (None, None, None),
-                          tqdm_kwds=epochs.tqdm_kwds() if epochs else None)
-        # Precomputed neighbours make model.transform unavailable (UMAP warns); place_texts never uses it.
-        warnings.filterwarnings("ignore", message=r"precomputed_knn\[2\]", category=UserWarning)
-        coords = model.fit_transform(x)
-        if epochs:
-            epochs.reraise()
+        coords = _umap(x, p, progress)
     else:
         from sklearn.manifold import TSNE
 
@@ -109,8 +100,80 @@ def project(vectors: np.ndarray, method: str, params: Mapping[str, Any] | None =
     return Projection(method, key, coords), model
 
 
-UMAP_OWN_KNN_BELOW = 4096  # below this UMAP computes exact neighbours itself, from the full distance matrix
+# Below this many points UMAP finds neighbours itself; 0: FAISS exact neighbours at every size. UMAP's own small-data
+# path (under 4,096 points) fills a full distance matrix through a Python-called metric, ~16 s for 4,076 tools; its
+# large-data path is NN-descent. Benches set this to compare UMAP's own neighbours with ours.
+UMAP_OWN_KNN_BELOW = 0
 KNN_SHARE = 0.3  # progress shares measured on 40k tools: neighbours ~30 %, graph and spectral ~20 %, epochs ~50 %
+
+
+def _umap(x: np.ndarray, p: Mapping[str, Any], progress: Progress | None) -> np.ndarray:
+    """UMAP (McInnes, Healy & Melville 2018, arXiv:1802.03426) of ``x`` with umap-learn, on exact cosine
+    neighbours from :func:`cosine_knn` (the same neighbours UMAP's exact small-data path finds, ties aside)."""
+    n = len(x)
+    n_neighbors = max(2, min(int(p["n_neighbors"]), n - 1))
+    knn = None
+    if n >= UMAP_OWN_KNN_BELOW and p["metric"] == "cosine":
+        knn = cosine_knn(x, n_neighbors, progress=progress)
+    _cache_umap_kernels()
+    import umap
+
+    epochs = _EpochStream(progress) if progress else None
+    if progress:
+        progress(_EpochStream.GRAPH_SHARE, f"UMAP of {n:,} tools: neighbour graph and spectral layout")
+    model = umap.UMAP(n_components=2, n_neighbors=n_neighbors, min_dist=float(p["min_dist"]), metric=p["metric"],
+                      # n_jobs=1: a seed makes UMAP run single-threaded anyway (it warns so when told otherwise)
+                      random_state=int(p["seed"]), n_jobs=1, n_epochs=p["n_epochs"],
+                      init="spectral" if n > 10 else "random",
+                      precomputed_knn=knn if knn is not None else (None, None, None),
+                      tqdm_kwds=epochs.tqdm_kwds() if epochs else None)
+    # Precomputed neighbours make model.transform unavailable (UMAP warns); place_texts never uses it. A process-wide
+    # filter (added once: Python drops a duplicate), since warnings.catch_warnings is not thread-safe.
+    warnings.filterwarnings("ignore", message=r"precomputed_knn\[2\]", category=UserWarning)
+    coords = model.fit_transform(x)
+    if epochs:
+        epochs.reraise()
+    return coords
+
+
+# umap-learn functions that numba compiles on every first call in a process (umap does not ask numba to cache them):
+# together ~12 s of a cold map on 2 cores, more than the layout itself for a few thousand tools.
+_UNCACHED_UMAP_KERNELS = (("umap.umap_", "smooth_knn_dist"), ("umap.umap_", "compute_membership_strengths"),
+                          ("umap.layouts", "_nb_optimize_layout_euclidean_single_epoch"))
+_kernels_lock = threading.Lock()
+_kernels_cached = False
+
+
+def _cache_umap_kernels() -> None:
+    """Recompile umap-learn's uncached numba kernels with numba's on-disk cache, once per process.
+
+    The same Python functions with the same compile options, only ``cache=True`` added: numba then stores the
+    machine code beside umap's sources (or in its user-wide cache folder when that is read-only) and a later
+    process loads it in well under a second instead of compiling for ~12 s. The map is bit-for-bit the same
+    (tests/core/test_projection.py). A umap-learn without these names, or a machine where numba has no writable
+    cache folder, is left as it is.
+    """
+    global _kernels_cached
+    with _kernels_lock:
+        if _kernels_cached:
+            return
+        import importlib
+
+        import numba
+
+        for module_name, name in _UNCACHED_UMAP_KERNELS:
+            module = importlib.import_module(module_name)
+            kernel = getattr(module, name, None)
+            options = dict(getattr(kernel, "targetoptions", None) or {})
+            if not hasattr(kernel, "py_func") or options.get("cache"):
+                continue
+            options.pop("nopython", None)
+            try:
+                cached = numba.njit(cache=True, locals=dict(kernel.locals), **options)(kernel.py_func)
+            except RuntimeError:  # numba finds no writable cache folder: keep compiling in each process
+                continue
+            setattr(module, name, cached)
+        _kernels_cached = True
 
 
 def cosine_knn(vectors: np.ndarray, k: int, *, block: int = 4096,

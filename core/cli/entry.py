@@ -7,10 +7,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from core.cli import app, catalogs, check, evaluate, evolve, grid, mcp, merge, report, trials, vectors
+from core.cli import app, catalogs, check, evaluate, evolve, grid, maps, mcp, merge, report, trials, vectors
 
 # The order of the commands in ``toolatlas --help``.
-COMMAND_MODULES = (app, catalogs, vectors, evaluate, grid, merge, mcp, trials, evolve, check, report)
+COMMAND_MODULES = (app, catalogs, vectors, maps, evaluate, grid, merge, mcp, trials, evolve, check, report)
 
 
 def build_parser() -> argparse.ArgumentParser:

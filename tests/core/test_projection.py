@@ -31,7 +31,7 @@ def test_methods_separate_blobs_and_are_deterministic(method):
     assert p1.coords.shape == (60, 2) and np.isfinite(p1.coords).all()
     np.testing.assert_allclose(p1.coords, p2.coords, atol=1e-4)
     assert separated(p1.coords, labels)
-    assert (model is None) == (method == "tsne")
+    assert (model is None) == (method != "pca")  # UMAP on our own neighbours cannot transform: place_texts instead
 
 
 @pytest.mark.slow
@@ -116,12 +116,13 @@ def test_tiny_inputs_and_bad_names():
 
 
 @pytest.mark.slow
-def test_place_texts_puts_a_copy_on_its_original():
+@pytest.mark.parametrize("method", ["umap", "pca"])
+def test_place_texts_puts_a_copy_on_its_original(method):
     x, _ = blobs()
-    proj, model = project(x, "umap")
-    for m in (model, None):
+    proj, model = project(x, method)
+    for m in {model, None}:
         placed = place_texts(x[[7]], x, proj.coords, model=m, center=None if m is None else
-                             np.asarray(model.embedding_, dtype=np.float32).mean(0))
+                             np.asarray(model.transform(x), dtype=np.float32).mean(0))
         dists = np.linalg.norm(proj.coords - placed[0], axis=1)
         assert dists[7] <= np.sort(dists)[3], "the copy should land among the original's nearest points"
 
@@ -131,3 +132,76 @@ def test_knn_edges_hand_made():
     edges = knn_edges(v, threshold=0.9, k=2, block=2)
     assert [(a, b) for a, b, _ in edges] == [(0, 1)]
     assert edges[0][2] == pytest.approx(0.99 / np.linalg.norm([0.99, 0.14]), rel=1e-4)
+
+
+def _duplicated(n, dim=8, seed=0):
+    """n random unit vectors where the middle row repeats the first (the same text twice)."""
+    x = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
+    x[n // 2] = x[0]
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("n", range(2, 21))
+def test_cosine_knn_is_exact_on_small_inputs_with_duplicates(n):
+    from core.projection import cosine_knn
+
+    x = _duplicated(n)
+    k = min(15, n - 1) if n > 1 else 1
+    idx, dist = cosine_knn(x, k)
+    assert idx.shape == dist.shape == (n, k)
+    assert idx[:, 0].tolist() == list(range(n))  # each point first, also the duplicated one
+    brute = np.sort(np.clip(1 - x @ x.T, 0, 2), axis=1)[:, :k]  # k smallest cosine distances, self's 0 among them
+    np.testing.assert_allclose(dist, brute, atol=1e-5)
+    assert all(len(set(row)) == k for row in idx.tolist())  # no point twice in a row
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [4, 5, 9, 15, 16, 20])
+def test_umap_takes_our_neighbours_at_every_size(n):
+    import warnings
+
+    x = _duplicated(n)
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # e.g. "precomputed_knn ... will be ignored" would fail here
+        first = project(x, "umap", progress=lambda share, label: seen.append(label))[0].coords
+    assert [label for label in seen if "nearest neighbours" in label] == [f"UMAP: nearest neighbours {n}/{n}"]
+    assert first.shape == (n, 2) and np.isfinite(first).all()
+    np.testing.assert_allclose(first, project(x, "umap")[0].coords, atol=1e-4)
+
+
+def test_n_epochs_is_umaps_own_unless_set_and_only_then_in_the_key():
+    assert '"n_epochs"' not in params_key("umap")  # maps stored before the parameter existed keep their key
+    assert params_key("umap", {"n_epochs": 200}) != params_key("umap")
+    for bad in (0, -5, 2.5, "many", True):
+        with pytest.raises(ValueError, match="n_epochs must be a whole number"):
+            params_key("umap", {"n_epochs": bad})
+
+
+@pytest.mark.slow
+def test_n_epochs_runs_that_many_layout_epochs():
+    x, labels = blobs()
+    seen = []
+    coords = project(x, "umap", {"n_epochs": 50}, progress=lambda share, label: seen.append(label))[0].coords
+    assert any(label.endswith("/50") for label in seen if label.startswith("UMAP layout"))
+    assert separated(coords, labels)
+
+
+@pytest.mark.slow
+def test_cached_umap_kernels_give_the_same_map_as_umaps_own(tmp_path):
+    """The kernels recompiled with numba's disk cache are umap's functions: a process that keeps umap's own
+    (uncached) kernels draws the same map."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    x, _ = blobs()
+    np.save(tmp_path / "x.npy", x)
+    code = ("import sys, numpy as np; import core.projection as p; p._kernels_cached = True; "
+            f"np.save({str(tmp_path / 'own.npy')!r}, p.project(np.load({str(tmp_path / 'x.npy')!r}), 'umap')[0].coords)")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2], timeout=600)
+    ours = project(x, "umap")[0].coords
+    import umap.umap_
+
+    assert umap.umap_.smooth_knn_dist._cache.__class__.__name__ == "FunctionCache"  # this process used the cache
+    np.testing.assert_array_equal(ours, np.load(tmp_path / "own.npy"))

@@ -25,7 +25,8 @@ def _cli_modules_loaded_by(module: str) -> set[str]:
 
 
 def test_the_command_modules_are_the_ones_the_entry_registers():
-    assert COMMANDS == ["app", "catalogs", "check", "evaluate", "evolve", "grid", "mcp", "merge", "report", "trials", "vectors"]
+    assert COMMANDS == ["app", "catalogs", "check", "evaluate", "evolve", "grid", "maps", "mcp", "merge", "report", "trials",
+                        "vectors"]
     assert sorted(m.__name__.rsplit(".", 1)[1] for m in COMMAND_MODULES) == COMMANDS
     assert all(callable(m.register) for m in COMMAND_MODULES)
 
@@ -43,7 +44,8 @@ def test_common_and_the_package_import_no_command_module():
 def test_every_command_is_registered_once_in_help_order():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert list(sub.choices) == ["app", "import", "import-benchmark", "doc-quality", "index", "search", "catalogs", "export",
-                                 "delete", "import-vectors", "eval", "score", "grid", "merge", "import-mcp", "trials", "evolve",
+                                 "delete", "import-vectors", "map", "eval", "score", "grid", "merge", "import-mcp", "trials",
+                                 "evolve",
                                  "check", "report"]
 
 
