@@ -115,7 +115,7 @@ def cmd_evolve(args) -> int:
             for m, v in methods.items())
         out.pop("paired_tests")  # printed last, after the methods it compares
         rows = paired_rows(run.paired_tests())
-        out["paired_tests"] = "\n" + "\n".join("  " + "  ".join(f"{k} {v}" for k, v in row.items()) for row in rows) \
+        out["paired_tests"] = "\n" + "\n".join("  " + "  ".join(f"{k} {v}" for k, v in row.items() if v != "") for row in rows) \
             + "\n  (success rate per (seed, step) cell from t1, a seed that replays another's cell counted once; " \
               "paired permutation test, bootstrap 95% CI)" \
             if rows else "none (one method)"
