@@ -319,17 +319,15 @@ def cell_status(workspace: Workspace, version_id: int, inputs: Mapping[str | Non
                 seed: int = 0) -> tuple[str, int | None]:
     """Where ``cell`` stands in the store: ("done", run id), ("partial", run id) for a run started and not
     finished (it resumes), or ("todo", None)."""
-    from core.evaluation import EVAL, finished_run, run_config
+    from core.evaluation import EVAL, run_config
     from storage import runs
 
-    options = _options(cell, seed)
     target = inputs[cell.query_set]
-    done = finished_run(workspace, version_id, target.query_set_id, target.queries, **options)
+    config = run_config(workspace, version_id, target.query_set_id, target.queries, **_options(cell, seed))
+    done = runs.find_done(workspace.db, EVAL, config, version_id=version_id)
     if done is not None:
         return "done", done.id
-    digest = runs.config_hash(EVAL, run_config(workspace, version_id, target.query_set_id, target.queries,
-                                               **options))
-    started = runs.unfinished_run(workspace.db, digest)
+    started = runs.unfinished_run(workspace.db, EVAL, config)
     return ("partial", started) if started is not None else ("todo", None)
 
 

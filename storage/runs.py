@@ -70,11 +70,7 @@ def open_run(
     digest = config_hash(kind, config)
     with Session(engine) as session:
         if resume:
-            existing = session.exec(
-                select(Run)
-                .where(Run.config_hash == digest, Run.status != "done")
-                .order_by(col(Run.id).desc())
-            ).first()
+            existing = session.exec(_unfinished(select(Run), digest)).first()
             if existing is not None:
                 return _info(existing)
         run = Run(
@@ -107,11 +103,16 @@ def _find_done(engine: Engine, digest: str, version_id: int | None) -> RunInfo |
         return _info(found) if found is not None else None
 
 
-def unfinished_run(engine: Engine, digest: str) -> int | None:
-    """The id of the newest unfinished run with config hash ``digest`` (the one :func:`open_run` resumes)."""
+def unfinished_run(engine: Engine, kind: str, config: Mapping[str, Any]) -> int | None:
+    """The id of the newest unfinished run of ``kind`` with exactly this config (the one :func:`open_run`
+    resumes), or None."""
     with Session(engine) as session:
-        return session.exec(select(Run.id).where(Run.config_hash == digest, Run.status != "done")
-                            .order_by(col(Run.id).desc())).first()
+        return session.exec(_unfinished(select(Run.id), config_hash(kind, config))).first()
+
+
+def _unfinished(query, digest: str):
+    """``query`` narrowed to the unfinished runs with config hash ``digest``, newest first."""
+    return query.where(Run.config_hash == digest, Run.status != "done").order_by(col(Run.id).desc())
 
 
 def done_item_keys(engine: Engine, run_id: int) -> set[str]:

@@ -295,14 +295,8 @@ def test_schema_3_store_gets_gold_calls_and_keeps_its_queries(test_db_url):
     from core.models import GoldCall, Query
     from storage import catalogs
 
-    _old_store(test_db_url)
-    engine = make_engine(test_db_url)  # upgrades 2 → 3 → 4
-    engine.dispose()
-    raw = create_engine(test_db_url)
-    with raw.begin() as conn:  # back to schema 3 as that code left it: no gold_calls_json column
-        conn.exec_driver_sql("ALTER TABLE query DROP COLUMN gold_calls_json")
-        conn.exec_driver_sql("UPDATE schema_info SET version = 3 WHERE id = 1")
-    raw.dispose()
+    # back to schema 3 as that code left it: no gold_calls_json column
+    _upgraded_store_as_of(test_db_url, 3, "ALTER TABLE query DROP COLUMN gold_calls_json")
     engine = make_engine(test_db_url)
     try:
         assert schema_version(engine) == SCHEMA_VERSION == 5
@@ -326,20 +320,25 @@ def test_schema_3_store_gets_gold_calls_and_keeps_its_queries(test_db_url):
         engine.dispose()
 
 
+def _upgraded_store_as_of(url: str, version: int, undo: str) -> None:
+    """The old store, upgraded by this code, then taken back to schema ``version`` by the SQL ``undo`` (what the
+    later steps added) with that version recorded, as the code of ``version`` would have left it."""
+    _old_store(url)
+    make_engine(url).dispose()  # upgrades it all the way
+    raw = create_engine(url)
+    with raw.begin() as conn:
+        conn.exec_driver_sql(undo)
+        conn.exec_driver_sql(f"UPDATE schema_info SET version = {version} WHERE id = 1")
+    raw.dispose()
+
+
 def test_schema_4_store_gets_the_grid_table_and_keeps_its_runs(test_db_url):
     """Step 5: ``grid_run`` (the runs of each ``toolatlas grid``) is created in a schema-4 store; the runs stored
     before read back as they were and belong to no grid; a run recorded in a grid twice is one row, and deleting
     its catalog deletes the membership too."""
     from storage import catalogs, runs
 
-    _old_store(test_db_url)
-    engine = make_engine(test_db_url)
-    engine.dispose()
-    raw = create_engine(test_db_url)
-    with raw.begin() as conn:  # back to schema 4 as that code left it: no grid_run table
-        conn.exec_driver_sql("DROP TABLE grid_run")
-        conn.exec_driver_sql("UPDATE schema_info SET version = 4 WHERE id = 1")
-    raw.dispose()
+    _upgraded_store_as_of(test_db_url, 4, "DROP TABLE grid_run")  # schema 4 as that code left it: no grid_run
     engine = make_engine(test_db_url)
     try:
         assert schema_version(engine) == SCHEMA_VERSION == 5
