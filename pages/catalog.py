@@ -37,12 +37,14 @@ with st.sidebar:
     chosen_categories = st.multiselect("Category", categories, key="filter_categories")
     chosen_sources = st.multiselect("Source", sources, key="filter_sources") if len(sources) > 1 else []
 
-tab_search, tab_browse, tab_stats, tab_io = st.tabs(["Search", "Browse", "Statistics", "Import / export"])
 
-with tab_search:
+def search_tab() -> None:
+    """Search the catalog; a result opens its tool card."""
     search_panel(engine, tools, chosen_categories, chosen_sources)
 
-with tab_browse:
+
+def browse_tab() -> None:
+    """Every tool that passes the filters; a row opens its tool card."""
     shown = [t for t in tools if matches_filters(t, chosen_categories, chosen_sources)]
     st.caption(f"{len(shown)} of {len(tools)} tools")
     frame = pd.DataFrame(
@@ -60,7 +62,9 @@ with tab_browse:
     if rows:
         tool_card(shown[rows[0]])
 
-with tab_stats:
+
+def stats_tab() -> None:
+    """The catalog's shape and its documentation quality."""
     stats = catalog_stats(tools)
     m = st.columns(5)
     m[0].metric("Tools", f"{stats.n_tools:,}")
@@ -104,7 +108,9 @@ with tab_stats:
     else:
         q2.success("No documentation problems found by the rules.")
 
-with tab_io:
+
+def io_tab() -> None:
+    """Import a catalog or benchmark, export this version, delete the catalog."""
     catalog_import_form(ws)
     benchmark_import_form(ws)
     st.subheader("Export")
@@ -140,6 +146,15 @@ with tab_io:
             st.rerun()
     if "delete_done" in st.session_state:
         st.success(md_escape(st.session_state.pop("delete_done")))
+
+
+# Lazy tabs: only the open tab's body runs and is sent (a search used to resend the whole Browse table, the
+# statistics figures and the import forms every time), and the open tab holds across reruns.
+tabs = st.tabs(["Search", "Browse", "Statistics", "Import / export"], key="catalog_tab", on_change="rerun")
+for tab, body in zip(tabs, (search_tab, browse_tab, stats_tab, io_tab), strict=True):
+    if tab.open:
+        with tab:
+            body()
 
 st.divider()
 compare_versions(ws, info)  # two stored versions checked against each other (toolatlas check), with its report

@@ -138,8 +138,12 @@ if view == "One query":
                    "arguments and where each came from, the call, the answer, the verdict.")
         for place, key in enumerate(report.after, 1):
             trial = report.trial(key)
-            with st.expander(f"{place}. {md_escape(trial.name, 120)} (was #{trial.rank}) — {outcome_label(trial)}",
-                             expanded=False):
+            # lazy: a closed candidate's trace is neither built nor sent (20 of them on every rerun before)
+            box = st.expander(f"{place}. {md_escape(trial.name, 120)} (was #{trial.rank}) — {outcome_label(trial)}",
+                              expanded=False, key=f"trials_open_{key}", on_change="rerun")
+            if not box.open:
+                continue
+            with box:
                 show_trial(trial, key=f"trial_{key}")
                 with st.container(horizontal=True, vertical_alignment="center"):
                     st.button("Re-run this candidate", key=f"trials_rerun_btn_{key}",

@@ -19,13 +19,15 @@ MAX_HEIGHT_THREE_OPEN = 4_000
 
 
 def open_expander(expander, inside: str, *, timeout: float = 120.0) -> None:
-    """Open ``expander`` until ``inside`` shows in it. A rerun that lands between the click and the browser's
-    redraw (a job follower finishing, on a loaded machine) can draw the expander closed again; then it is
-    clicked again, never more than once per answer from the page."""
+    """Open ``expander`` until ``inside`` shows in it. The page's expanders are lazy (their body comes with the
+    rerun the click starts), and a rerun that lands between the click and the browser's redraw (a job follower
+    finishing, on a loaded machine) can draw the expander closed again; then it is clicked again."""
     target = expander.get_by_text(inside).first
+    details = expander.locator("details").first
     deadline = time.monotonic() + timeout
     while True:
-        if not target.is_visible():
+        # Lazy expanders fill in on the rerun a click starts: click only when it is drawn closed.
+        if not target.is_visible() and details.get_attribute("open") is None:
             expander.locator("summary").click()
         try:
             target.wait_for(timeout=10_000)

@@ -53,7 +53,24 @@ def test_catalog_hybrid_and_filters(app):
     assert set(frame["category"]) == {weather}
 
 
+def test_catalog_tabs_are_lazy_and_hold(app):
+    """Only the open tab's body runs (a search no longer resends the Browse table and the figures), and a rerun
+    keeps the open tab."""
+    assert app.text_input(key="search_query") is not None
+    assert not app.metric and not [d for d in app.dataframe if d.key == "browse_table"]
+    app.session_state["catalog_tab"] = "Browse"  # what a click on the tab sets
+    app.run()
+    assert not app.exception, app.exception
+    assert [d for d in app.dataframe if d.key == "browse_table"]
+    assert not [t for t in app.text_input if t.key == "search_query"]
+    app.multiselect(key="filter_categories").set_value([app.multiselect(key="filter_categories").options[0]]).run()
+    assert [d for d in app.dataframe if d.key == "browse_table"], "a filter change reran the page onto another tab"
+
+
 def test_statistics_tab_renders(app):
+    app.session_state["catalog_tab"] = "Statistics"
+    app.run()
+    assert not app.exception, app.exception
     metrics = {m.label: m.value for m in app.metric}
     assert int(metrics["Tools"].replace(",", "")) >= 300
     assert int(metrics["Categories"]) >= 12

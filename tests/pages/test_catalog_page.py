@@ -27,6 +27,10 @@ def test_delete_a_catalog_from_the_page_falls_back_to_the_demo(tmp_path, monkeyp
     settle(at.switch_page("pages/catalog.py").run())
     assert not at.exception, at.exception
     assert at.sidebar.selectbox(key="sel_catalog").value == "pets"
+    # the tabs are lazy: only the open one's body runs, so the delete button is not there yet
+    assert not [b for b in at.button if b.key == "delete_button"]
+    at.session_state["catalog_tab"] = "Import / export"  # what a click on the tab sets
+    settle(at.run())
     delete = at.button(key="delete_button")
     assert delete.disabled  # until the name is typed
     at.text_input(key="delete_confirm").input("pet").run()

@@ -46,6 +46,10 @@ def test_rerun_a_candidate_runs_as_a_job_and_the_page_shows_the_new_evidence(db_
     table = next(d.value for d in at.dataframe if "evidence" in d.value.columns)
     assert len(table) == 12 and set(table["evidence"]) <= {"○ not called", "✗ failed"}
     untried = table["evidence"].tolist().count("○ not called")
+    # a candidate's trace and its Re-run button are drawn once its (lazy) expander is open
+    assert not [b for b in at.button if b.key == f"trials_rerun_btn_{gold}"]
+    at.session_state[f"trials_open_{gold}"] = True  # what a click on the expander sets
+    _trials(at)
     # the click starts a job (the demo's MCP server is agreed to by default); the page follows it, then draws
     # the report from the store with the new evidence
     settle(at.button(key=f"trials_rerun_btn_{gold}").click().run())
