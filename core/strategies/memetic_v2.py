@@ -7,7 +7,7 @@ Departures from the paper, each a named parameter (defaults: the method at its b
 brackets): ``weights`` (α, β, γ, δ) = (0.5, 0.3, 0.2, 0.2) [δ = 1.0]: at unit weight the crowding term (Eq. 18)
 outweighs every other term, so the member least like the others — the one that drifted furthest from the
 request — wins selection (on the demo's test split, δ = 0.2 keeps nDCG@5 and lifts the fitness–truth
-correlation); ``operator_context``, ``anchor_weight`` and ``merge`` as in V1 (``core.strategies.memetic``).
+correlation); ``operator_context``, ``anchor_weight``, ``merge`` and ``vote_anchor`` as in V1 (``core.strategies.memetic``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,14 @@ from __future__ import annotations
 import math
 
 from core.strategies.base import TraceEvent
-from core.strategies.fitness import ANCHOR_WEIGHT, crossover_probability, crowding, fitness_v2, temperature_v2
+from core.strategies.fitness import (
+    ANCHOR_WEIGHT,
+    VOTE_ANCHOR,
+    crossover_probability,
+    crowding,
+    fitness_v2,
+    temperature_v2,
+)
 from core.strategies.pseudo import PseudoToolStrategy, merge_lineages
 from core.strategies.vote import vote
 
@@ -28,9 +35,9 @@ class MemeticV2Strategy(PseudoToolStrategy):
     def __init__(self, search_engine, *, population: int = 8, generations: int = 3, threshold: float = 0.95,
                  temperature: float = 1.5, budget: int = 5, weights=WEIGHTS, crowd_threshold: float = 0.85,
                  tournament: int = 3, bottom_m: int = 2, low_similarity: float = 0.35, operator_context: bool = True,
-                 anchor_weight: float = ANCHOR_WEIGHT, merge: str = "max", **kw):
+                 anchor_weight: float = ANCHOR_WEIGHT, merge: str = "max", vote_anchor: float = VOTE_ANCHOR, **kw):
         super().__init__(search_engine, **kw)
-        self._evolution(population, generations, threshold, budget, operator_context, anchor_weight)
+        self._evolution(population, generations, threshold, budget, operator_context, anchor_weight, vote_anchor)
         merge_lineages([], merge)  # checks the name
         self.merge = merge
         if len(weights) != 4:
@@ -127,7 +134,7 @@ class MemeticV2Strategy(PseudoToolStrategy):
         memory.add(best[2], best[3].keys, 0)
         votes = vote([s[3] for s in scored], max(self.budget, k))
         trace.append(TraceEvent("vote", {"ancestor": ai, "votes": [v.__dict__ for v in votes]}))
-        return [(v.key, v.mean_similarity) for v in votes]
+        return self.anchored_votes(votes, anchor)
 
     def _tournament(self, scored, rng):
         """Eq. 19, repeated until ⌈N/2⌉ distinct members are chosen (bounded, then filled by fitness)."""

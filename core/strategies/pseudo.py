@@ -71,14 +71,15 @@ class PseudoToolStrategy:
         self._by_key = {t.key: t for t in search_engine.tools}
 
     def _evolution(self, population: int, generations: int, threshold: float, budget: int,
-                   operator_context: bool = True, anchor_weight: float = 0.0) -> None:
+                   operator_context: bool = True, anchor_weight: float = 0.0, vote_anchor: float = 0.0) -> None:
         """The settings every evolutionary strategy shares (FitText Table 8: N, G, θ and the call budget).
 
         ``operator_context`` True (the default): crossover, mutation and guided mutation are also shown the
         user's query and the seed exemplars, as FitText's public code does; False: only what Alg. 1 / Alg. 8
         write (parents and ancestor; guided mutation parent and weak tools), a departure kept switchable.
         ``anchor_weight``: λ of the ancestor-anchored retrieval term (``core.strategies.fitness``, our
-        departure; 0 is the paper's Eq. 7)."""
+        departure; 0 is the paper's Eq. 7). ``vote_anchor``: μ of :meth:`anchored_votes` (our departure; 0 keeps
+        the vote's own mean similarity)."""
         if population < 2:
             raise ValueError(f"population must be at least 2, got {population}")
         if generations < 1:
@@ -93,6 +94,22 @@ class PseudoToolStrategy:
         self.budget = int(budget)
         self.operator_context = operator_context
         self.anchor_weight = float(anchor_weight)
+        if not 0.0 <= float(vote_anchor) <= 1.0:
+            raise ValueError(f"vote_anchor must lie in [0, 1], got {vote_anchor}")
+        self.vote_anchor = float(vote_anchor)
+
+    def anchored_votes(self, votes: Sequence[Any], anchor: np.ndarray) -> list[tuple[str, float]]:
+        """A lineage's voted tools (FitText Alg. 7, in vote order) with the score the lineages are merged on:
+        ``(1 − μ)·mean similarity + μ·cos(ancestor, tool)`` where μ is ``vote_anchor`` (our definition; FitText
+        concatenates the lists and scores nothing). Each member's similarities are to its own text, so a lineage
+        whose members drifted toward dense catalog wording scores high whatever was asked; the ancestor's
+        similarity puts every lineage on the scale Single-Pass merges on."""
+        if self.vote_anchor == 0.0 or not votes:
+            return [(v.key, v.mean_similarity) for v in votes]
+        to_anchor = dict(zip((v.key for v in votes), self.similarities_to(anchor, [v.key for v in votes]),
+                             strict=False))
+        mu = self.vote_anchor
+        return [(v.key, (1 - mu) * v.mean_similarity + mu * to_anchor.get(v.key, 0.0)) for v in votes]
 
     def anchor_field(self, s_anchor: float) -> dict[str, float]:
         """The anchored score for a fitness trace event, when it counts (λ > 0)."""

@@ -117,3 +117,25 @@ def test_memetic_merge_parameter_is_checked(engine, ops):
     two = make_strategy("memetic", engine, context={"operators": ScriptedOperators(pseudo=["weather", "email"])},
                         merge="interleave", generations=1).retrieve("weather and email", 4)
     assert len(two.keys) == 4
+
+
+def test_anchored_votes_blend_the_vote_with_the_ancestor_similarity(engine, ops):
+    """vote_anchor μ: a voted tool's score is (1 − μ)·its mean similarity to the members + μ·its cosine to the
+    lineage's ancestor; the vote's order is kept (the merge across lineages sorts on the score)."""
+    import numpy as np
+
+    from core.strategies.vote import Vote
+
+    strategy = make_strategy("memetic", engine, context={"operators": ops}, vote_anchor=0.25)
+    keys = [t.key for t in engine.tools[:2]]
+    anchor = np.asarray(engine.vectors[engine.key_to_index[keys[1]]], dtype=np.float32)  # ancestor = tool 2's text
+    votes = [Vote(keys[0], 3, 1.0, 0.6), Vote(keys[1], 2, 2.0, 0.4)]
+    cos = float(np.asarray(engine.vectors[engine.key_to_index[keys[0]]]) @ anchor)
+    got = strategy.anchored_votes(votes, anchor)
+    assert [k for k, _ in got] == keys
+    assert got[0][1] == pytest.approx(0.75 * 0.6 + 0.25 * cos, abs=1e-6)
+    assert got[1][1] == pytest.approx(0.75 * 0.4 + 0.25 * 1.0, abs=1e-5)  # a tool's cosine to itself is 1
+    paper = make_strategy("memetic", engine, context={"operators": ops}, vote_anchor=0.0)
+    assert paper.anchored_votes(votes, anchor) == [(keys[0], 0.6), (keys[1], 0.4)]  # μ = 0: the vote's own score
+    with pytest.raises(ValueError, match="vote_anchor must lie in"):
+        make_strategy("memetic_v2", engine, context={"operators": ops}, vote_anchor=1.5)
