@@ -58,6 +58,17 @@ class VectorCache(Protocol):
     def put_many(self, model_id: str, vectors: Mapping[str, np.ndarray]) -> None: ...
 
 
+def import_model_stack() -> None:
+    """Import torch (when installed) on the calling thread; a no-op after the first call. A background job that
+    imports torch first leaves a half-initialised ``torch`` in ``sys.modules`` for the seconds the import takes,
+    and code on other threads that looks at any imported torch (Streamlit's type checks do) then fails with
+    "partially initialized module 'torch'". The app calls this on the script thread before any job starts."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:  # a backend without the local model stack (an embeddings server, precomputed vectors)
+        pass
+
+
 def prepare_local_load(path: str) -> bool:
     """True when ``path`` is a local model folder; then hub look-ups are switched off for good measure."""
     local = Path(path).exists()

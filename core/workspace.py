@@ -111,12 +111,14 @@ class Workspace:
         """Load a local embedding model on a background thread, once (our addition for the app): the model
         loads lazily, and otherwise the first search or trial after a start pays its load in a visitor's script
         run, holding up every session behind it. Returns the thread (None when there is nothing to load or it
-        was started before). Errors are left to the first real use, which reports them."""
-        from core.embedding import LazyModel
+        was started before). Errors are left to the first real use, which reports them. Torch itself is imported
+        here, on the caller's thread (``core.embedding.import_model_stack``), before the thread starts."""
+        from core.embedding import LazyModel, import_model_stack
 
         with self._lock:
             if self._warming is not None or not isinstance(self.embedder, LazyModel):
                 return None
+            import_model_stack()
 
             def load() -> None:
                 try:

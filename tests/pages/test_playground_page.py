@@ -137,7 +137,9 @@ def test_playground_session_memory_carries_over_between_runs(app):
 def test_a_run_under_way_shows_its_progress_and_cancel_stops_it(app):
     app.multiselect(key="play_strategies").set_value(["query"]).run()
     _run(app)  # the catalog map is computed once: the page that says the run was cancelled draws at once
-    app.multiselect(key="play_strategies").set_value(["memetic", "memetic_v2", "scattershot"]).run()
+    # Re-Invoke first indexes the whole catalog (tens of seconds offline): the run is still under way at the
+    # Cancel click on any machine (the three evolving strategies alone finish one query in about a second)
+    app.multiselect(key="play_strategies").set_value(["memetic", "memetic_v2", "scattershot", "reinvoke"]).run()
     app.button(key="play_run").click().run()
     assert not app.exception, app.exception
     assert app.button(key="play_run").disabled  # one run at a time per session
