@@ -253,6 +253,9 @@ st.caption("Each method's success rate against the baseline's (the original docs
 # 2.–5. figures
 
 
+names_of_steps = step_names(labels)
+
+
 def _figure(name: str, build):
     """A figure of a finished run, built once per session and seed: building a Plotly figure costs more than
     drawing it, and every rerun of this page (a page switch back, the step slider) built all of them again."""
@@ -267,67 +270,81 @@ def _figure(name: str, build):
     return kept[key]
 
 
-st.plotly_chart(_figure("changes", lambda: changes_chart(step_counts(sequence), labels)), width="stretch",
-                key="timeline_changes")
-st.caption(f"CONTDA Fig. 1B for seed {seed}: the toolset at each step; t0 is the starting toolset.")
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(_figure("success", lambda: success_chart(summary, labels)), width="stretch",
-                    key="timeline_success")
-    st.caption("CONTDA Fig. 1A: share of queries solved at each step (gold tool available, retrieved in the "
-               "top-k and selected; with the execution judge its call must work, and a fallback the notes name "
-               "may stand in after a failed call).")
-with right:
-    st.plotly_chart(_figure("tradeoff", lambda: tradeoff_chart(summary)), width="stretch",
-                    key="timeline_tradeoff")
-    st.caption("CONTDA Fig. 4b: further left forgets less, higher up discovers more. The axes zoom to the "
-               "methods' points, so small differences show; hover a point for its numbers.")
-if T >= 1:
-    st.plotly_chart(_figure("forget_discover", lambda: forget_discover_chart(summary, labels)), width="stretch",
-                    key="timeline_fd")
-    st.caption("CONTDA Fig. 1C: Forget_t and Discover_t for t = 1…T.")
+def figures_tab() -> None:
+    """CONTDA Figs. 1A–C and 4b for the chosen seed."""
+    st.plotly_chart(_figure("changes", lambda: changes_chart(step_counts(sequence), labels)), width="stretch",
+                    key="timeline_changes")
+    st.caption(f"CONTDA Fig. 1B for seed {seed}: the toolset at each step; t0 is the starting toolset.")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(_figure("success", lambda: success_chart(summary, labels)), width="stretch",
+                        key="timeline_success")
+        st.caption("CONTDA Fig. 1A: share of queries solved at each step (gold tool available, retrieved in the "
+                   "top-k and selected; with the execution judge its call must work, and a fallback the notes name "
+                   "may stand in after a failed call).")
+    with right:
+        st.plotly_chart(_figure("tradeoff", lambda: tradeoff_chart(summary)), width="stretch",
+                        key="timeline_tradeoff")
+        st.caption("CONTDA Fig. 4b: further left forgets less, higher up discovers more. The axes zoom to the "
+                   "methods' points, so small differences show; hover a point for its numbers.")
+    if T >= 1:
+        st.plotly_chart(_figure("forget_discover", lambda: forget_discover_chart(summary, labels)), width="stretch",
+                        key="timeline_fd")
+        st.caption("CONTDA Fig. 1C: Forget_t and Discover_t for t = 1…T.")
 
-# 6. map at a step
-st.subheader("Catalog map by step")
-names_of_steps = step_names(labels)
-t = st.select_slider("Step", options=list(range(T + 1)), value=min(1, T), key="timeline_step",
-                     format_func=lambda i: names_of_steps[i])
-keys, coords = run_map(ws, run, seed)
-names = tool_names(ws, info.name, keys)
-status = step_status(sequence, t)
-counts = {s: sum(1 for v in status.values() if v == s) for s in ("retained", "added", "removed")}
-title = (f"Step {names_of_steps[t]}: {counts['retained'] + counts['added']} tools · "
-         f"+{counts['added']} added · −{counts['removed']} removed")
-st.plotly_chart(step_map_chart(keys, coords, status, names, title=title), width="stretch", key="timeline_map")
-st.caption("Every tool that appears at any step, placed by its catalog text (PCA of the embeddings). Removed "
-           "tools are drawn where they were; absent ones are faint.")
 
-# 7. regressions
-st.subheader(f"Regressions at step {md_escape(names_of_steps[t])} — {method_label(method)}")
-queries = {q.id: q for s in sets for q in ws.queries(s.id)}
-if t == 0:
-    st.caption("Step 0 is the starting point: there is no earlier step to lose queries from.")
-else:
-    regs = regressions(run.results, seed, method, t)
-    found = discoveries(run.results, seed, method, t)
-    st.caption(f"{len(regs)} {'query' if len(regs) == 1 else 'queries'} solved at {md_escape(names_of_steps[t - 1])} and lost at {md_escape(names_of_steps[t])}; "
-               f"{len(found)} discovered (lost before, solved now). Failures at this step by cause "
-               f"(CONTDA Table 1): {causes_line(summary['methods'][method]['causes_by_step'][t])}.")
-    if regs:
-        st.dataframe(regression_frame(regs, queries), hide_index=True, width="stretch",
-                     key="timeline_regressions")
+def step_tab() -> None:
+    """The catalog map at one step, with what the chosen method lost and found there."""
+    t = st.select_slider("Step", options=list(range(T + 1)), value=min(1, T), key="timeline_step",
+                         format_func=lambda i: names_of_steps[i])
+    keys, coords = run_map(ws, run, seed)
+    names = tool_names(ws, info.name, keys)
+    status = step_status(sequence, t)
+    counts = {s: sum(1 for v in status.values() if v == s) for s in ("retained", "added", "removed")}
+    title = (f"Step {names_of_steps[t]}: {counts['retained'] + counts['added']} tools · "
+             f"+{counts['added']} added · −{counts['removed']} removed")
+    st.plotly_chart(step_map_chart(keys, coords, status, names, title=title), width="stretch", key="timeline_map")
+    st.caption("Every tool that appears at any step, placed by its catalog text (PCA of the embeddings). Removed "
+               "tools are drawn where they were; absent ones are faint.")
+
+    # 7. regressions
+    st.subheader(f"Regressions at step {md_escape(names_of_steps[t])} — {method_label(method)}")
+    queries = {q.id: q for s in sets for q in ws.queries(s.id)}
+    if t == 0:
+        st.caption("Step 0 is the starting point: there is no earlier step to lose queries from.")
     else:
-        st.success("Nothing was forgotten at this step.")
+        regs = regressions(run.results, seed, method, t)
+        found = discoveries(run.results, seed, method, t)
+        st.caption(f"{len(regs)} {'query' if len(regs) == 1 else 'queries'} solved at {md_escape(names_of_steps[t - 1])} and lost at {md_escape(names_of_steps[t])}; "
+                   f"{len(found)} discovered (lost before, solved now). Failures at this step by cause "
+                   f"(CONTDA Table 1): {causes_line(summary['methods'][method]['causes_by_step'][t])}.")
+        if regs:
+            st.dataframe(regression_frame(regs, queries), hide_index=True, width="stretch",
+                         key="timeline_regressions")
+        else:
+            st.success("Nothing was forgotten at this step.")
 
-# 8. documentation history
-st.subheader(f"Documentation revisions — {method_label(method)}")
-revised = revised_keys(run.results, seed, method)
-if not revised:
-    st.caption("This method made no revisions in this run (the original docs change only when the catalog "
-               "rewrites a tool).")
-else:
-    tool = st.selectbox("Tool", list(revised), key="timeline_tool",
-                        format_func=lambda key: f"{key} — {names.get(key, key)} ({revised[key]} revisions)")
-    for i, rev in enumerate(doc_history(run.results, seed, method, tool)):
-        revision_view(rev, names_of_steps[rev.step] if rev.step < len(names_of_steps) else f"t{rev.step}",
-                      key=f"timeline_rev_{i}")
+
+def revisions_tab() -> None:
+    """How the chosen method rewrote each tool's documentation, step by step."""
+    st.subheader(f"Documentation revisions — {method_label(method)}")
+    revised = revised_keys(run.results, seed, method)
+    if not revised:
+        st.caption("This method made no revisions in this run (the original docs change only when the catalog "
+                   "rewrites a tool).")
+    else:
+        names = tool_names(ws, info.name, list(revised))
+        tool = st.selectbox("Tool", list(revised), key="timeline_tool",
+                            format_func=lambda key: f"{key} — {names.get(key, key)} ({revised[key]} revisions)")
+        for i, rev in enumerate(doc_history(run.results, seed, method, tool)):
+            revision_view(rev, names_of_steps[rev.step] if rev.step < len(names_of_steps) else f"t{rev.step}",
+                          key=f"timeline_rev_{i}")
+
+
+# Lazy tabs: only the open one is built and sent (a page switch drew every figure, the map and the tables at
+# once), and the open tab holds across reruns (the step slider, a seed).
+tabs = st.tabs(["Figures", "Catalog map by step", "Documentation revisions"], key="timeline_tab", on_change="rerun")
+for tab, body in zip(tabs, (figures_tab, step_tab, revisions_tab), strict=True):
+    if tab.open:
+        with tab:
+            body()

@@ -57,7 +57,9 @@ def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
     assert f"Run #{run.run_id}" in captions and "16 queries" in captions and "5 steps" in captions
     assert "one seed (n = 1)" in captions and "standard error over" not in captions
     charts = at.get("plotly_chart")
-    assert len(charts) >= 5  # changes, success, trade-off, forget/discover, map
+    assert len(charts) == 4  # changes, success, trade-off, forget/discover; the map's tab is closed (lazy)
+    tabs = at.get("tab")
+    assert [t.label for t in tabs] == ["Figures", "Catalog map by step", "Documentation revisions"]
     # the paired test: one seed over four steps is 4 (seed, step) cells, too few to test, and it says so
     tests = next(d.value for d in at.dataframe if "wins/ties/losses" in d.value.columns)
     assert list(tests["method"]) == ["CONTDA"] and list(tests["cells"]) == [4]
@@ -65,6 +67,10 @@ def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
     assert "Paired test between methods" in [h.value for h in at.subheader]
     assert any("No fallback in this run" in c.value for c in at.caption)  # the selection judge has no calls
 
+    at.session_state["timeline_tab"] = "Catalog map by step"  # what a click on the tab sets
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.get("plotly_chart")) == 1  # the map alone
     slider = at.select_slider(key="timeline_step")
     assert slider.value == 1 and list(slider.options) == ["t0 · v1", "t1 · v2", "t2 · v3", "t3 · v4", "t4 · v5"]
     headers = [h.value for h in at.subheader]
@@ -83,6 +89,9 @@ def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
     assert any("Step 0 is the starting point" in c.value for c in at.caption)
 
     # documentation history of a revised tool under CONTDA: diff as code, evidence in an expander
+    at.session_state["timeline_tab"] = "Documentation revisions"
+    at.run()
+    assert not at.exception, at.exception
     tool = at.selectbox(key="timeline_tool")
     assert tool.options, "CONTDA made no revisions"
     assert any(c.language == "diff" for c in at.code)
