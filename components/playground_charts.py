@@ -286,10 +286,13 @@ def lineage_tree(nodes: Sequence[LineageNode], *, step: str = "generation") -> g
     return fig
 
 
-def ranking_frame(rows: Sequence[RankedTool], gold: Sequence[str], names: Mapping[str, str]) -> pd.DataFrame:
-    """The final ranking as a table, best first, gold tools starred. A voted ranking shows what orders it —
-    the ancestor whose vote placed the tool, its votes and mean rank there — instead of the similarity, which
-    does not fall from rank to rank (it is on the votes chart's hover)."""
+def ranking_frame(rows: Sequence[RankedTool], gold: Sequence[str], names: Mapping[str, str], *,
+                  scored: bool = False) -> pd.DataFrame:
+    """The final ranking as a table, best first, gold tools starred. A voted ranking shows the vote behind
+    each place — the ancestor whose vote placed the tool, its votes and mean rank there — and, when the joined
+    list is sorted on a score (``scored``: the memetic strategies' anchored vote score), that score too; a
+    round-robin join (Scattershot) has no score in rank order, so it shows none (it is on the votes chart's
+    hover)."""
     voted = any(r.votes is not None for r in rows)
     out = []
     for r in rows:
@@ -297,17 +300,20 @@ def ranking_frame(rows: Sequence[RankedTool], gold: Sequence[str], names: Mappin
         if voted:
             row.update({"ancestor": r.ancestor, "votes": r.votes,
                         "mean rank": None if r.mean_rank is None else round(r.mean_rank, 2)})
+            if scored:
+                row["score"] = round(r.score, 4)
         else:
             row["score"] = round(r.score, 4)
         out.append(row)
     return pd.DataFrame(out)
 
 
-def ranking_table(rows: Sequence[RankedTool], gold: Sequence[str], names: Mapping[str, str], *, key: str) -> None:
+def ranking_table(rows: Sequence[RankedTool], gold: Sequence[str], names: Mapping[str, str], *, key: str,
+                  scored: bool = False) -> None:
     """``ranking_frame`` as a compact table: narrow number columns, so the tool name and every vote column fit
     in a side column."""
     column = st.column_config.NumberColumn
-    st.dataframe(ranking_frame(rows, gold, names), hide_index=True, width="stretch", key=key, column_config={
+    st.dataframe(ranking_frame(rows, gold, names, scored=scored), hide_index=True, width="stretch", key=key, column_config={
         "rank": column("rank", width=44), "tool": st.column_config.TextColumn("tool", width=150),
         "ancestor": column("ancestor", width=66, help="The ancestor (query intent) whose population's vote "
                                                       "placed the tool (FitText Alg. 7)."),
@@ -315,7 +321,9 @@ def ranking_table(rows: Sequence[RankedTool], gold: Sequence[str], names: Mappin
                                                 "retrieved the tool."),
         "mean rank": column("mean rank", width=76, format="%.1f", help="Its mean place in their retrievals "
                                                                        "(breaks ties in votes)."),
-        "score": column("score", width=72, format="%.4f")})
+        "score": column("score", width=72, format="%.4f", help="What the list is sorted on. For a memetic "
+                        "strategy: the tool's mean similarity to the voting descriptions blended with its "
+                        "similarity to the ancestor (vote_anchor), best over the ancestors.")})
 
 
 # -- the page's sections that a widget changes: each a fragment, so a pick reruns only its own section ----------
@@ -357,11 +365,12 @@ def strategy_detail(ws, run: PlaygroundRun, tools: Sequence[Tool], coords: np.nd
     with right:
         st.markdown(f"**Final ranking of {md_escape(name)}**")
         ranked = ranking(res)
-        ranking_table(ranked, gold, names, key=f"rank_{name}")
+        ranking_table(ranked, gold, names, key=f"rank_{name}", scored=in_score_order(res))
         if any(r.votes is not None for r in ranked):
-            st.caption("★ gold. Ordered by FitText's vote (Alg. 7): each ancestor's last population votes (most "
-                       "votes, then best mean rank); the ancestors' lists are then joined — Scattershot takes their "
-                       "winners in turn, the memetic strategies keep each tool at its best mean similarity.")
+            st.caption("★ gold. Each ancestor's last population votes (FitText Alg. 7: most votes, then best mean "
+                       "rank); the ancestors' lists are then joined — Scattershot takes their winners in turn, the "
+                       "memetic strategies sort on each tool's score: its mean similarity to the voters blended "
+                       "with its similarity to the ancestor (our addition, `vote_anchor`).")
         elif not in_score_order(res):
             st.caption("Ordered by the strategy's own rule (Re-Invoke: the best rank a tool reaches for any one "
                        "intent), not by the score shown, which is its best similarity over the intents.")
@@ -430,4 +439,4 @@ def side_by_side(run: PlaygroundRun, tools: Sequence[Tool], coords: np.ndarray, 
                                               step=step_word(nm, r), height=460, title=nm),
                          width="stretch", key=f"side_{nm}_{col is a}")
         with col:
-            ranking_table(ranking(r), run.gold, names, key=f"side_rank_{nm}_{col is a}")
+            ranking_table(ranking(r), run.gold, names, key=f"side_rank_{nm}_{col is a}", scored=in_score_order(r))

@@ -135,8 +135,8 @@ def ranking(result: RetrievalResult) -> tuple[RankedTool, ...]:
 
     Voted strategies order each ancestor's list by its vote, then join the lists: Scattershot takes each
     ancestor's winners in turn (round-robin, first appearance kept), so its score, the mean similarity, is not in
-    rank order; the memetic strategies by default keep each tool at its best mean similarity
-    (``core.strategies.pseudo.merge_lineages``). The ancestor shown for a tool is the first, in round-robin
+    rank order; the memetic strategies by default sort the joined list on each tool's best anchored vote score
+    (``PseudoToolStrategy.anchored_votes``, ``core.strategies.pseudo.merge_lineages``). The ancestor shown for a tool is the first, in round-robin
     order, whose vote listed it."""
     per_ancestor: dict[int, list[dict[str, Any]]] = {}
     for event in trace_events(result, "vote"):

@@ -93,10 +93,12 @@ def test_a_run_opens_on_the_evolving_strategy_with_one_generation_numbering(app)
     hover = " ".join(str(t.get("hovertext", "")) + str(t.get("text", "")) for t in lineage["data"])
     assert "ancestor 1 · generation 2 · member" in hover
 
-    # votes on the vertical axis (no colliding tick labels) and the ranking table shows the vote, not a score
+    # votes on the vertical axis (no colliding tick labels); the ranking table shows the vote behind each place
     assert all(t["orientation"] == "h" for t in votes["data"])
     ranking = next(d.value for d in at.dataframe if "votes" in d.value.columns)
-    assert list(ranking.columns) == ["rank", "tool", "ancestor", "votes", "mean rank"]
+    # memetic sorts the joined votes on the anchored score: shown, and falling from rank to rank
+    assert list(ranking.columns) == ["rank", "tool", "ancestor", "votes", "mean rank", "score"]
+    assert list(ranking["score"]) == sorted(ranking["score"], reverse=True)
     assert list(ranking["rank"]) == list(range(1, len(ranking) + 1))
 
 
