@@ -289,19 +289,20 @@ def lineage_tree(nodes: Sequence[LineageNode], *, step: str = "generation") -> g
 def ranking_frame(rows: Sequence[RankedTool], gold: Sequence[str], names: Mapping[str, str], *,
                   scored: bool = False) -> pd.DataFrame:
     """The final ranking as a table, best first, gold tools starred. A voted ranking shows the vote behind
-    each place — the ancestor whose vote placed the tool, its votes and mean rank there — and, when the joined
-    list is sorted on a score (``scored``: the memetic strategies' anchored vote score), that score too; a
-    round-robin join (Scattershot) has no score in rank order, so it shows none (it is on the votes chart's
-    hover)."""
+    each place: the ancestor whose vote placed the tool and its votes there. When the joined list is sorted on a
+    score (``scored``: the memetic strategies' anchored vote score) the table shows that score; a round-robin join
+    (Scattershot) has no score in rank order, so it shows the mean rank that breaks ties in votes instead (the
+    mean rank is on the votes chart's hover either way)."""
     voted = any(r.votes is not None for r in rows)
     out = []
     for r in rows:
         row: dict[str, object] = {"rank": r.rank, "tool": ("★ " if r.key in gold else "") + names.get(r.key, r.key)}
         if voted:
-            row.update({"ancestor": r.ancestor, "votes": r.votes,
-                        "mean rank": None if r.mean_rank is None else round(r.mean_rank, 2)})
-            if scored:
+            row.update({"ancestor": r.ancestor, "votes": r.votes})
+            if scored:  # what orders the list, in place of the vote's tie-break (on the votes chart's hover)
                 row["score"] = round(r.score, 4)
+            else:
+                row["mean rank"] = None if r.mean_rank is None else round(r.mean_rank, 2)
         else:
             row["score"] = round(r.score, 4)
         out.append(row)
@@ -314,7 +315,7 @@ def ranking_table(rows: Sequence[RankedTool], gold: Sequence[str], names: Mappin
     in a side column."""
     column = st.column_config.NumberColumn
     st.dataframe(ranking_frame(rows, gold, names, scored=scored), hide_index=True, width="stretch", key=key, column_config={
-        "rank": column("rank", width=44), "tool": st.column_config.TextColumn("tool", width=150),
+        "rank": column("rank", width=44), "tool": st.column_config.TextColumn("tool", width=140),
         "ancestor": column("ancestor", width=66, help="The ancestor (query intent) whose population's vote "
                                                       "placed the tool (FitText Alg. 7)."),
         "votes": column("votes", width=50, help="Descriptions of that ancestor's last population that "

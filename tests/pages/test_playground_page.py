@@ -97,7 +97,7 @@ def test_a_run_opens_on_the_evolving_strategy_with_one_generation_numbering(app)
     assert all(t["orientation"] == "h" for t in votes["data"])
     ranking = next(d.value for d in at.dataframe if "votes" in d.value.columns)
     # memetic sorts the joined votes on the anchored score: shown, and falling from rank to rank
-    assert list(ranking.columns) == ["rank", "tool", "ancestor", "votes", "mean rank", "score"]
+    assert list(ranking.columns) == ["rank", "tool", "ancestor", "votes", "score"]
     assert list(ranking["score"]) == sorted(ranking["score"], reverse=True)
     assert list(ranking["rank"]) == list(range(1, len(ranking) + 1))
 
