@@ -115,10 +115,12 @@ class Workspace:
         here, on the caller's thread (``core.embedding.import_model_stack``), before the thread starts."""
         from core.embedding import LazyModel, import_model_stack
 
+        if not isinstance(self.embedder, LazyModel):
+            return None
+        import_model_stack()  # outside the lock: the first import takes seconds, and is a no-op after
         with self._lock:
-            if self._warming is not None or not isinstance(self.embedder, LazyModel):
+            if self._warming is not None:
                 return None
-            import_model_stack()
 
             def load() -> None:
                 try:

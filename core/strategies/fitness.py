@@ -23,9 +23,6 @@ from core.strategies.base import RetrievalResult, TraceEvent
 
 CROWD_THRESHOLD = 0.85
 ANCHOR_WEIGHT = 0.5  # λ of the anchored retrieval term (module doc); 0 is FitText Eq. 7 as written
-# μ of the anchored vote (``PseudoToolStrategy.anchored_votes``, our definition); 0 scores a voted tool by its mean
-# similarity to the members alone
-VOTE_ANCHOR = 0.5
 
 
 def retrieval_score(similarities: Sequence[float]) -> float:

@@ -21,9 +21,12 @@ from __future__ import annotations
 import math
 
 from core.strategies.base import TraceEvent
-from core.strategies.fitness import ANCHOR_WEIGHT, VOTE_ANCHOR, fitness_v1
+from core.strategies.fitness import ANCHOR_WEIGHT, fitness_v1
 from core.strategies.pseudo import PseudoToolStrategy, merge_lineages
 from core.strategies.vote import vote
+
+# μ of the anchored vote (``PseudoToolStrategy.anchored_votes``, our definition; module doc); V2 has its own
+VOTE_ANCHOR = 0.5
 
 
 class MemeticStrategy(PseudoToolStrategy):

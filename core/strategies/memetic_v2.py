@@ -30,7 +30,7 @@ from core.strategies.vote import vote
 
 WEIGHTS = (0.5, 0.3, 0.2, 0.2)  # (α, β, γ, δ) of Eq. 15; FitText's δ is 1.0 (module doc)
 BUDGET = 20  # B of the vote (Alg. 7); FitText's is 5 (module doc)
-VOTE_ANCHOR_V2 = 0.75  # μ of the anchored vote; V1's is VOTE_ANCHOR (module doc)
+VOTE_ANCHOR_V2 = 0.75  # μ of the anchored vote; V1's is core.strategies.memetic.VOTE_ANCHOR (module doc)
 
 
 class MemeticV2Strategy(PseudoToolStrategy):

@@ -106,8 +106,8 @@ class PseudoToolStrategy:
         similarity puts every lineage on the scale Single-Pass merges on."""
         if self.vote_anchor == 0.0 or not votes:
             return [(v.key, v.mean_similarity) for v in votes]
-        to_anchor = dict(zip((v.key for v in votes), self.similarities_to(anchor, [v.key for v in votes]),
-                             strict=False))
+        known = [v.key for v in votes if v.key in self.engine.key_to_index]  # similarities_to skips the others
+        to_anchor = dict(zip(known, self.similarities_to(anchor, known), strict=True))
         mu = self.vote_anchor
         return [(v.key, (1 - mu) * v.mean_similarity + mu * to_anchor.get(v.key, 0.0)) for v in votes]
 
