@@ -2,8 +2,14 @@
 
     python bench/bench_concurrency.py [--sessions 8] [--duration 120] [--db sqlite:////tmp/conc.db]
 
-One headless Chromium, one context per session, all driven from one asyncio loop. Each session
-loops over: Catalog search (type a query, wait for the results), open a tool card's JSON schema,
+One headless Chromium, one context per session, all driven from one asyncio loop. The browser is Debian's
+``chromium-headless-shell`` where it is installed (``apt-get install -y chromium-headless-shell``; it is what
+Playwright itself runs for headless Chromium), else the full ``chromium`` the browser tests use; ``--browser PATH``
+picks one. The sessions' browsers share the server's two cores, which no real visitor's browser does: the lighter
+shell (no browser UI process work, same Blink renderer) takes less of the CPU the server needs, so it measures the
+app more than the harness. The report names the browser.
+
+Each session loops over: Catalog search (type a query, wait for the results), open a tool card's JSON schema,
 switch to Runs, run trials on one free-text query on the Trials page (writes a ``trials`` run,
 its items and ledger rows) and open the Timeline page (a stored timeline is shown when one exists).
 
@@ -24,6 +30,7 @@ import asyncio
 import hashlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -98,6 +105,9 @@ class Stats:
 
 
 from tests.e2e.app_server import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402 - after the sys.path set-up
+
+# Playwright's own choice for headless Chromium (see the module docstring), where Debian's package is installed
+BROWSER = shutil.which("chromium-headless-shell") or CHROMIUM
 
 
 async def _now(page) -> float:
@@ -248,11 +258,11 @@ async def run_session(sid: int, browser, url: str, start_line: Start, stats: Sta
         await ctx.close()
 
 
-async def drive(url: str, sessions: int, duration: float, stats: Stats) -> None:
+async def drive(url: str, sessions: int, duration: float, stats: Stats, browser_path: str = BROWSER) -> None:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = await pw.chromium.launch(executable_path=browser_path, headless=True, args=CHROMIUM_ARGS)
         # one warm-up visit builds the workspace, demo catalog and search engine (process-wide resources)
         ctx = await browser.new_context()
         page = await ctx.new_page()
@@ -345,7 +355,8 @@ STREAMLIT_DEFAULTS = ("--runner.postScriptGC", "true", "--server.fileWatcherType
 
 
 def run_bench(sessions: int = 8, duration: float = 120.0, db_url: str | None = None, *,
-              seed: bool = False, options: tuple[str, ...] = (), env: dict[str, str] | None = None) -> dict:
+              seed: bool = False, options: tuple[str, ...] = (), env: dict[str, str] | None = None,
+              browser: str = BROWSER) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="toolatlas-conc-"))
     db_url = db_url or f"sqlite:///{tmp}/atlas.db"
     if seed:
@@ -361,7 +372,7 @@ def run_bench(sessions: int = 8, duration: float = 120.0, db_url: str | None = N
 
         def main() -> None:
             try:
-                asyncio.run(drive(url, sessions, duration, stats))
+                asyncio.run(drive(url, sessions, duration, stats, browser))
             except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread below
                 errors.append(exc)
 
@@ -378,7 +389,7 @@ def run_bench(sessions: int = 8, duration: float = 120.0, db_url: str | None = N
     log_problems = scan_log(log_path)
     all_lat = [x for k, v in stats.latencies.items() if k != "first load" for x in v]
     return {
-        "sessions": sessions, "duration_s": duration, "wall_s": round(wall, 1), "loops": stats.loops,
+        "sessions": sessions, "duration_s": duration, "browser": browser, "wall_s": round(wall, 1), "loops": stats.loops,
         "latency": {k: {"n": len(v), "p50": round(statistics.median(v), 3), "p95": round(percentile(v, 0.95), 3),
                         "max": round(max(v), 3)} for k, v in stats.latencies.items() if v},
         "all_interactions": ({"n": len(all_lat), "p50": round(statistics.median(all_lat), 3),
@@ -394,7 +405,7 @@ def run_bench(sessions: int = 8, duration: float = 120.0, db_url: str | None = N
 
 def report(out: dict) -> None:
     print(f"{out['sessions']} sessions x {out['duration_s']:.0f} s (wall {out['wall_s']} s, "
-          f"{out['loops']} full loops), store {out['db']}")
+          f"{out['loops']} full loops), store {out['db']}, browser {out['browser']}")
     print(f"{'interaction':24s} {'n':>4s} {'p50 s':>7s} {'p95 s':>7s} {'max s':>7s}")
     for name, v in out["latency"].items():
         print(f"{name:24s} {v['n']:4d} {v['p50']:7.2f} {v['p95']:7.2f} {v['max']:7.2f}")
@@ -433,6 +444,8 @@ def main() -> int:
     parser.add_argument("--compare-no-cache", action="store_true",
                         help="first run the same load with the store's read cache off (TOOLATLAS_READ_CACHE_MAX_AGE=0, "
                              "every page read goes to the store), then ours, and print the ratios")
+    parser.add_argument("--browser", default=BROWSER,
+                        help=f"the Chromium the sessions run in (default: {BROWSER})")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.compare_defaults and args.compare_no_cache:
@@ -440,11 +453,11 @@ def main() -> int:
     runs = {}
     if args.compare_defaults:
         runs["streamlit defaults"] = run_bench(args.sessions, args.duration, None, seed=not args.no_seed,
-                                               options=STREAMLIT_DEFAULTS)
+                                               options=STREAMLIT_DEFAULTS, browser=args.browser)
     if args.compare_no_cache:
         runs["read cache off"] = run_bench(args.sessions, args.duration, None, seed=not args.no_seed,
-                                           env={"TOOLATLAS_READ_CACHE_MAX_AGE": "0"})
-    runs["ours"] = run_bench(args.sessions, args.duration, args.db, seed=not args.no_seed)
+                                           env={"TOOLATLAS_READ_CACHE_MAX_AGE": "0"}, browser=args.browser)
+    runs["ours"] = run_bench(args.sessions, args.duration, args.db, seed=not args.no_seed, browser=args.browser)
     if args.json:
         print(json.dumps(runs if len(runs) > 1 else runs["ours"], indent=2))
         return 1 if any(_failed(o) for o in runs.values()) else 0

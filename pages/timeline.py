@@ -270,27 +270,37 @@ def _figure(name: str, build):
     return kept[key]
 
 
-def figures_tab() -> None:
-    """CONTDA Figs. 1A–C and 4b for the chosen seed."""
+def changes_tab() -> None:
+    """CONTDA Fig. 1B for the chosen seed."""
     st.plotly_chart(_figure("changes", lambda: changes_chart(step_counts(sequence), labels)), width="stretch",
                     key="timeline_changes")
     st.caption(f"CONTDA Fig. 1B for seed {seed}: the toolset at each step; t0 is the starting toolset.")
-    left, right = st.columns(2)
-    with left:
-        st.plotly_chart(_figure("success", lambda: success_chart(summary, labels)), width="stretch",
-                        key="timeline_success")
-        st.caption("CONTDA Fig. 1A: share of queries solved at each step (gold tool available, retrieved in the "
-                   "top-k and selected; with the execution judge its call must work, and a fallback the notes name "
-                   "may stand in after a failed call).")
-    with right:
-        st.plotly_chart(_figure("tradeoff", lambda: tradeoff_chart(summary)), width="stretch",
-                        key="timeline_tradeoff")
-        st.caption("CONTDA Fig. 4b: further left forgets less, higher up discovers more. The axes zoom to the "
-                   "methods' points, so small differences show; hover a point for its numbers.")
-    if T >= 1:
-        st.plotly_chart(_figure("forget_discover", lambda: forget_discover_chart(summary, labels)), width="stretch",
-                        key="timeline_fd")
-        st.caption("CONTDA Fig. 1C: Forget_t and Discover_t for t = 1…T.")
+
+
+def success_tab() -> None:
+    """CONTDA Fig. 1A."""
+    st.plotly_chart(_figure("success", lambda: success_chart(summary, labels)), width="stretch",
+                    key="timeline_success")
+    st.caption("CONTDA Fig. 1A: share of queries solved at each step (gold tool available, retrieved in the "
+               "top-k and selected; with the execution judge its call must work, and a fallback the notes name "
+               "may stand in after a failed call).")
+
+
+def forget_discover_tab() -> None:
+    """CONTDA Fig. 1C."""
+    if T < 1:
+        st.caption("Forget and Discover start at t1: this run has finished no step after t0 yet.")
+        return
+    st.plotly_chart(_figure("forget_discover", lambda: forget_discover_chart(summary, labels)), width="stretch",
+                    key="timeline_fd")
+    st.caption("CONTDA Fig. 1C: Forget_t and Discover_t for t = 1…T.")
+
+
+def tradeoff_tab() -> None:
+    """CONTDA Fig. 4b."""
+    st.plotly_chart(_figure("tradeoff", lambda: tradeoff_chart(summary)), width="stretch", key="timeline_tradeoff")
+    st.caption("CONTDA Fig. 4b: further left forgets less, higher up discovers more. The axes zoom to the "
+               "methods' points, so small differences show; hover a point for its numbers.")
 
 
 def step_tab() -> None:
@@ -341,10 +351,13 @@ def revisions_tab() -> None:
                           key=f"timeline_rev_{i}")
 
 
-# Lazy tabs: only the open one is built and sent (a page switch drew every figure, the map and the tables at
-# once), and the open tab holds across reruns (the step slider, a seed).
-tabs = st.tabs(["Figures", "Catalog map by step", "Documentation revisions"], key="timeline_tab", on_change="rerun")
-for tab, body in zip(tabs, (figures_tab, step_tab, revisions_tab), strict=True):
+# Lazy tabs, one per figure: only the open one is built and sent (a page switch drew every figure, the map and
+# the tables at once, and Plotly's drawing was most of what the browser did for this page), and the open tab
+# holds across reruns (the step slider, a seed).
+TABS = {"Success by step": success_tab, "Toolset changes": changes_tab, "Forget / discover": forget_discover_tab,
+        "Trade-off": tradeoff_tab, "Catalog map by step": step_tab, "Documentation revisions": revisions_tab}
+tabs = st.tabs(list(TABS), key="timeline_tab", on_change="rerun")
+for tab, body in zip(tabs, TABS.values(), strict=True):
     if tab.open:
         with tab:
             body()

@@ -47,7 +47,10 @@ def test_timeline_runs_and_the_step_slider_moves_the_map(app_url, page):
     twin = re.search(r"#(\d+)", notice.inner_text()).group(1)
     assert any(o.startswith(f"#{twin} · versions") and "30 queries" in o for o in runs)
     assert stored.input_value().startswith(f"#{twin} · versions")  # the run with these settings is shown
-    page.locator(".js-plotly-plot").nth(3).wait_for(timeout=60_000)  # the Figures tab's four figures
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # the open tab's figure: success by step
+    page.get_by_role("tab", name="Trade-off").click()  # lazy: its figure comes with the rerun
+    page.get_by_text("CONTDA Fig. 4b").first.wait_for(timeout=60_000)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
     page.get_by_role("tab", name="Catalog map by step").click()  # lazy: its body comes with the rerun
     page.locator(".gtitle").filter(has_text="Step t1 · v2").wait_for(timeout=60_000)
     header = page.get_by_role("heading", name=re.compile(r"^Regressions at step"))

@@ -57,9 +57,11 @@ def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
     assert f"Run #{run.run_id}" in captions and "16 queries" in captions and "5 steps" in captions
     assert "one seed (n = 1)" in captions and "standard error over" not in captions
     charts = at.get("plotly_chart")
-    assert len(charts) == 4  # changes, success, trade-off, forget/discover; the map's tab is closed (lazy)
+    assert len(charts) == 1  # success by step (Fig. 1A): the other figures' and the map's tabs are closed (lazy)
+    assert "CONTDA Fig. 1A" in " ".join(c.value for c in at.caption)
     tabs = at.get("tab")
-    assert [t.label for t in tabs] == ["Figures", "Catalog map by step", "Documentation revisions"]
+    assert [t.label for t in tabs] == ["Success by step", "Toolset changes", "Forget / discover", "Trade-off",
+                                       "Catalog map by step", "Documentation revisions"]
     # the paired test: one seed over four steps is 4 (seed, step) cells, too few to test, and it says so
     tests = next(d.value for d in at.dataframe if "wins/ties/losses" in d.value.columns)
     assert list(tests["method"]) == ["CONTDA"] and list(tests["cells"]) == [4]
@@ -67,7 +69,14 @@ def test_a_stored_run_renders_and_the_step_slider_moves(db_url):
     assert "Paired test between methods" in [h.value for h in at.subheader]
     assert any("No fallback in this run" in c.value for c in at.caption)  # the selection judge has no calls
 
-    at.session_state["timeline_tab"] = "Catalog map by step"  # what a click on the tab sets
+    for label, figure in (("Toolset changes", "Fig. 1B"), ("Forget / discover", "Fig. 1C"), ("Trade-off", "Fig. 4b")):
+        at.session_state["timeline_tab"] = label  # what a click on the tab sets
+        at.run()
+        assert not at.exception, at.exception
+        assert len(at.get("plotly_chart")) == 1, label  # that figure alone
+        assert f"CONTDA {figure}" in " ".join(c.value for c in at.caption), label
+
+    at.session_state["timeline_tab"] = "Catalog map by step"
     at.run()
     assert not at.exception, at.exception
     assert len(at.get("plotly_chart")) == 1  # the map alone
