@@ -5,7 +5,8 @@
 One headless Chromium, one context per session, all driven from one asyncio loop. The browser is Debian's
 ``chromium-headless-shell`` where it is installed (``apt-get install -y chromium-headless-shell``; it is what
 Playwright itself runs for headless Chromium), else the full ``chromium`` the browser tests use; ``--browser PATH``
-picks one. The sessions' browsers share the server's two cores, which no real visitor's browser does: the lighter
+picks one (``run_bench``, which the concurrency test calls, keeps the browser tests' ``chromium`` unless told
+otherwise). The sessions' browsers share the server's two cores, which no real visitor's browser does: the lighter
 shell (no browser UI process work, same Blink renderer) takes less of the CPU the server needs, so it measures the
 app more than the harness. The report names the browser.
 
@@ -258,7 +259,7 @@ async def run_session(sid: int, browser, url: str, start_line: Start, stats: Sta
         await ctx.close()
 
 
-async def drive(url: str, sessions: int, duration: float, stats: Stats, browser_path: str = BROWSER) -> None:
+async def drive(url: str, sessions: int, duration: float, stats: Stats, browser_path: str) -> None:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
@@ -356,7 +357,7 @@ STREAMLIT_DEFAULTS = ("--runner.postScriptGC", "true", "--server.fileWatcherType
 
 def run_bench(sessions: int = 8, duration: float = 120.0, db_url: str | None = None, *,
               seed: bool = False, options: tuple[str, ...] = (), env: dict[str, str] | None = None,
-              browser: str = BROWSER) -> dict:
+              browser: str = CHROMIUM) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="toolatlas-conc-"))
     db_url = db_url or f"sqlite:///{tmp}/atlas.db"
     if seed:
